@@ -1,0 +1,54 @@
+package io.cosched;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * A handle to one coroutine: a virtual thread started by a {@link Scheduler}.
+ *
+ * @param <T> the type of its result
+ */
+public interface Coroutine<T> {
+
+    /** The id of its virtual thread ({@link Thread#threadId()}). */
+    long id();
+
+    /** A name for logs: the thread's name when one was set, else {@code <scheduler>-co-<id>}. */
+    String name();
+
+    /** Its state now; see {@link CoroutineState}. */
+    CoroutineState state();
+
+    /**
+     * Waits for it to finish and returns its result.
+     *
+     * @throws ExecutionException if it failed; the cause is what it threw
+     * @throws java.util.concurrent.CancellationException if it was cancelled
+     * @throws InterruptedException if the waiting thread is interrupted
+     */
+    T join() throws InterruptedException, ExecutionException;
+
+    /**
+     * Its result as a future. The future cannot be completed from outside; cancelling it cancels
+     * the coroutine. The same instance is returned every time.
+     */
+    CompletableFuture<T> toFuture();
+
+    /**
+     * Cancels it: its result becomes a {@link java.util.concurrent.CancellationException} at once
+     * and its thread is interrupted, so a parked coroutine wakes with an {@link InterruptedException}.
+     * The scheduler keeps counting it as live until its code has actually returned.
+     *
+     * @return {@code true} if this call cancelled it, {@code false} if it had already finished
+     */
+    boolean cancel();
+
+    /** Its virtual thread. */
+    Thread thread();
+
+    /**
+     * Wakes it from {@link Coroutines#suspend()}. A resume that arrives before the suspend is kept
+     * (one at most), so the next suspend returns at once; resuming twice is the same as once.
+     */
+    void resume();
+}

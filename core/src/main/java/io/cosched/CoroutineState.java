@@ -1,0 +1,24 @@
+package io.cosched;
+
+/** Where a coroutine is in its life (NtyCo's ready / sleeping / waiting states, plus the ends). */
+public enum CoroutineState {
+    /** Queued for a carrier: spawned and not yet started, or resumed and not yet running again. */
+    READY,
+    /** Mounted on a carrier and executing. */
+    RUNNING,
+    /** Parked: on I/O, a lock, a queue, {@link Coroutines#await}, {@link Coroutines#suspend} and the like. */
+    WAITING,
+    /** Parked in {@link Coroutines#sleep}. */
+    SLEEPING,
+    /** Finished normally. */
+    DONE,
+    /** Finished by throwing. */
+    FAILED,
+    /** Cancelled through {@link Coroutine#cancel()}. */
+    CANCELLED;
+
+    /** Whether this state is final. */
+    public boolean isTerminal() {
+        return this == DONE || this == FAILED || this == CANCELLED;
+    }
+}

@@ -1,0 +1,160 @@
+package io.cosched;
+
+import io.cosched.internal.DefaultScheduler;
+import io.cosched.internal.IoRuntime;
+import io.netty.channel.EventLoopGroup;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.Callable;
+
+/**
+ * A scheduler whose carriers are the event loops of a Netty 4.2 {@code MultiThreadIoEventLoopGroup}
+ * (epoll on Linux, else NIO): sylar's IOManager, where idling is {@code epoll_wait}, a wake-up is an
+ * eventfd write and timers bound the wait. Give {@link #eventLoopGroup()} to a server and the
+ * coroutine of a request runs on the very loop that read it.
+ *
+ * <p>A coroutine spawned from a coroutine (or a loop thread) of this IOManager stays on that loop;
+ * one spawned from any other thread goes to the loop with the fewest live coroutines, round-robin
+ * among equals. A coroutine's steps always run on its loop.
+ *
+ * <pre>{@code
+ * try (IOManager io = IOManager.builder().name("cosched-io").threads(2).build()) {
+ *     io.start();
+ *     io.spawn(() -> {
+ *         Coroutines.sleep(Duration.ofMillis(10)); // parks on the loop's timers
+ *         return Thread.currentThread().toString(); // VirtualThread[#..]/runnable@cosched-io-0
+ *     }).join();
+ * }
+ * }</pre>
+ */
+public final class IOManager implements Scheduler {
+
+    private final IoRuntime runtime;
+    private final Transport transport;
+
+    private IOManager(Builder b) {
+        this.runtime = new IoRuntime(b.name, b.threads, b.transport, b.daemon, b.requireCarrierMode);
+        this.transport = "epoll".equals(runtime.transportName()) ? Transport.EPOLL : Transport.NIO;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public String name() {
+        return runtime.name();
+    }
+
+    @Override
+    public <T> Coroutine<T> spawn(Callable<T> task) {
+        return runtime.spawn(task, runtime.place(), false);
+    }
+
+    @Override
+    public Coroutine<Void> spawn(Runnable task) {
+        return runtime.spawn(task, runtime.place(), false);
+    }
+
+    @Override
+    public <T> Coroutine<T> spawnOn(int carrier, Callable<T> task) {
+        return runtime.spawn(task, runtime.carrier(carrier), false);
+    }
+
+    @Override
+    public void execute(Runnable task) {
+        runtime.spawn(task, runtime.place(), true);
+    }
+
+    @Override
+    public SchedulerStats stats() {
+        return runtime.stats("io", runtime.transportName());
+    }
+
+    /** Starts the event loop threads. The first IOManager started also serves {@link Coroutines#go} from plain threads. */
+    @Override
+    public void start() {
+        runtime.start();
+        DefaultScheduler.offer(this);
+    }
+
+    @Override
+    public boolean stop(Duration timeout) {
+        DefaultScheduler.withdraw(this);
+        return runtime.stop(timeout);
+    }
+
+    /** The event loops, for a Netty or Reactor Netty server. cosched owns them: stop the IOManager, not the group. */
+    public EventLoopGroup eventLoopGroup() {
+        return runtime.group();
+    }
+
+    /** Timers on these event loops. */
+    public TimerManager timers() {
+        return runtime.timers();
+    }
+
+    /** The transport in use: never {@link Transport#AUTO}. */
+    public Transport transport() {
+        return transport;
+    }
+
+    @Override
+    public String toString() {
+        return runtime.toString();
+    }
+
+    /** Builds an {@link IOManager}; every argument is checked by {@link #build()}. */
+    public static final class Builder {
+        private String name = "cosched-io";
+        private int threads = Builders.defaultThreads();
+        private Transport transport = Transport.AUTO;
+        private boolean daemon;
+        private boolean requireCarrierMode;
+
+        private Builder() {
+        }
+
+        /** Scheduler name; loop threads are named {@code <name>-<index>}. Default {@code cosched-io}. */
+        public Builder name(String name) {
+            this.name = name;
+            return this;
+        }
+
+        /** Event loops. Default: available processors. */
+        public Builder threads(int threads) {
+            this.threads = threads;
+            return this;
+        }
+
+        /** {@code AUTO} (default), {@code EPOLL} or {@code NIO}. */
+        public Builder transport(Transport transport) {
+            this.transport = transport;
+            return this;
+        }
+
+        /** Whether loop threads are daemon threads. Default false, as in Netty. */
+        public Builder daemon(boolean daemon) {
+            this.daemon = daemon;
+            return this;
+        }
+
+        /** See {@link PoolScheduler.Builder#requireCarrierMode(boolean)}. Default false. */
+        public Builder requireCarrierMode(boolean require) {
+            this.requireCarrierMode = require;
+            return this;
+        }
+
+        /**
+         * @throws TransportUnavailableException if {@code EPOLL} was asked for and is unavailable
+         * @throws CarrierModeUnavailableException if carrier mode is required and unavailable
+         */
+        public IOManager build() {
+            Builders.name(name);
+            Builders.threads(threads);
+            Objects.requireNonNull(transport, "transport: null (expected: AUTO, EPOLL or NIO)");
+            return new IOManager(this);
+        }
+    }
+}

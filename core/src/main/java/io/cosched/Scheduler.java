@@ -1,0 +1,76 @@
+package io.cosched;
+
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * Runs coroutines (virtual threads) on a set of carrier threads.
+ *
+ * <p>Every task becomes its own coroutine: nothing is pooled except the carriers. A task that
+ * blocks in a JDK call (socket I/O, {@code Thread.sleep}, locks, queues) parks its coroutine and
+ * frees the carrier for the next one.
+ */
+public interface Scheduler extends Executor, AutoCloseable {
+
+    /** How long {@link #close()} waits for coroutines to finish. */
+    Duration DEFAULT_STOP_TIMEOUT = Duration.ofSeconds(30);
+
+    /** The name given to the builder; carrier threads are named {@code <name>-<index>}. */
+    String name();
+
+    /**
+     * Starts {@code task} as a new coroutine.
+     *
+     * @throws RejectedExecutionException if the scheduler is not running
+     */
+    <T> Coroutine<T> spawn(Callable<T> task);
+
+    /**
+     * Starts {@code task} as a new coroutine.
+     *
+     * @throws RejectedExecutionException if the scheduler is not running
+     */
+    Coroutine<Void> spawn(Runnable task);
+
+    /**
+     * Starts {@code task} as a coroutine bound to one carrier: every step of it runs on carrier
+     * {@code carrier} (0-based, below {@link SchedulerStats#threads()}).
+     *
+     * @throws IllegalArgumentException if {@code carrier} is out of range
+     * @throws RejectedExecutionException if the scheduler is not running
+     */
+    <T> Coroutine<T> spawnOn(int carrier, Callable<T> task);
+
+    /**
+     * Runs {@code task} as a new coroutine. An exception it throws goes to the coroutine thread's
+     * uncaught-exception handler, as with any {@link Executor}.
+     *
+     * @throws RejectedExecutionException if the scheduler is not running
+     */
+    @Override
+    void execute(Runnable task);
+
+    /** A snapshot of the scheduler's numbers: exact when it is quiet, cheap to read while it is busy. */
+    SchedulerStats stats();
+
+    /** Starts the carriers. Calling it on a running scheduler does nothing. */
+    void start();
+
+    /**
+     * Stops accepting new coroutines and waits up to {@code timeout} for the live ones to finish.
+     * Continuations that arrive after the carriers have stopped run on the JDK's default
+     * virtual-thread scheduler, so no coroutine is ever stranded.
+     *
+     * @return {@code true} when every coroutine finished within the timeout
+     * @throws IllegalStateException when called from one of this scheduler's own carriers or coroutines
+     */
+    boolean stop(Duration timeout);
+
+    /** {@link #stop(Duration) stop} with {@link #DEFAULT_STOP_TIMEOUT}. */
+    @Override
+    default void close() {
+        stop(DEFAULT_STOP_TIMEOUT);
+    }
+}

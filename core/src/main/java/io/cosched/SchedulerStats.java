@@ -1,0 +1,43 @@
+package io.cosched;
+
+/**
+ * The numbers a user watches for one scheduler. Exact when the scheduler is quiet; while it is
+ * busy each number is read without stopping anything, so they may disagree by the few coroutines
+ * that changed state during the read.
+ *
+ * @param name            the scheduler's name
+ * @param type            {@code pool} ({@link PoolScheduler}) or {@code io} ({@link IOManager})
+ * @param mode            {@code carrier} (coroutines run on this scheduler's carriers) or
+ *                        {@code fallback} (ordinary virtual threads; the JVM flag is missing)
+ * @param transport       {@code epoll} or {@code nio} for an IOManager, {@code none} for a PoolScheduler
+ * @param threads         carriers
+ * @param activeThreads   carriers running a coroutine step or a timer task right now
+ * @param idleThreads     {@code threads - activeThreads}
+ * @param queueDepth      coroutine steps and tasks waiting for a carrier
+ * @param coroutines      coroutines started and not yet finished
+ * @param ready           of those, queued for a carrier
+ * @param running         of those, on a carrier now
+ * @param waiting         of those, parked (I/O, locks, await, suspend)
+ * @param sleeping        of those, in {@link Coroutines#sleep}
+ * @param timersPending   timers that will still fire (IOManager), 0 for a PoolScheduler
+ * @param completedTasks  coroutines finished since start (normally, failed or cancelled)
+ * @param stalls          carriers seen stuck in one task past the stall threshold
+ */
+public record SchedulerStats(
+        String name,
+        String type,
+        String mode,
+        String transport,
+        int threads,
+        int activeThreads,
+        int idleThreads,
+        long queueDepth,
+        long coroutines,
+        long ready,
+        long running,
+        long waiting,
+        long sleeping,
+        long timersPending,
+        long completedTasks,
+        long stalls) {
+}

@@ -1,0 +1,372 @@
+package io.cosched.internal;
+
+import io.cosched.Coroutine;
+import io.cosched.CoroutineState;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * One coroutine. The same object is the handle users get, the virtual thread's body
+ * ({@link #run()}) and, in carrier mode, the virtual thread's scheduler ({@link #execute}): every
+ * time the JDK makes the thread runnable it hands its continuation to this object, which queues
+ * itself on its home {@link RunTarget}. So a resume allocates nothing, and the home is always known.
+ */
+public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable {
+
+    // state values; their order matches CoroutineState
+    static final int READY = 0;
+    static final int RUNNING = 1;
+    static final int WAITING = 2;
+    static final int SLEEPING = 3;
+    static final int DONE = 4;
+    static final int FAILED = 5;
+    static final int CANCELLED = 6;
+    private static final CoroutineState[] STATES = CoroutineState.values();
+
+    private static final VarHandle STATE;
+    private static final VarHandle PERMIT;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            STATE = l.findVarHandle(CoroutineImpl.class, "state", int.class);
+            PERMIT = l.findVarHandle(CoroutineImpl.class, "permit", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** Fallback mode only: the coroutine running on the current virtual thread. */
+    private static final ThreadLocal<CoroutineImpl<?>> CURRENT_FALLBACK = new ThreadLocal<>();
+
+    final SchedulerCore scheduler;
+    final RunTarget home;
+    private final Object task;       // Callable<T> or Runnable
+    private final boolean detached;  // started by execute(): failures go to the uncaught-exception handler
+    Thread thread;                   // set before start, never changed
+
+    // The virtual thread's own continuation task. Captured from the first execute() call, which is
+    // made synchronously by Thread.start() in SchedulerCore.spawn; the queue hand-off publishes it
+    // to carriers and every later caller learned of this thread after that.
+    private Runnable continuation;
+
+    private volatile int state;      // READY .. CANCELLED
+    private volatile int permit;     // 1 = a resume() is pending
+    private volatile boolean sleeping;
+    private final Result<T> result = new Result<>(this);
+
+    CoroutineImpl(SchedulerCore scheduler, RunTarget home, Object task, boolean detached) {
+        this.scheduler = scheduler;
+        this.home = home;
+        this.task = task;
+        this.detached = detached;
+    }
+
+    // ---- where am I --------------------------------------------------------------------------
+
+    /** The coroutine running on the current thread, or {@code null}. */
+    public static CoroutineImpl<?> current() {
+        CarrierSupport support = CarrierSupport.get();
+        if (support.isCarrierMode()) {
+            if (support.currentScheduler() instanceof CoroutineImpl<?> co && co.thread == Thread.currentThread()) {
+                return co;
+            }
+            return null;
+        }
+        return Thread.currentThread().isVirtual() ? CURRENT_FALLBACK.get() : null;
+    }
+
+    /**
+     * The coroutine whose placement the current thread shares: the current coroutine, or, for a
+     * virtual thread that inherited a coroutine's scheduler, that coroutine. {@code null} otherwise.
+     */
+    public static CoroutineImpl<?> currentContext() {
+        CarrierSupport support = CarrierSupport.get();
+        if (support.isCarrierMode()) {
+            return support.currentScheduler() instanceof CoroutineImpl<?> co ? co : null;
+        }
+        return Thread.currentThread().isVirtual() ? CURRENT_FALLBACK.get() : null;
+    }
+
+    public SchedulerCore scheduler() {
+        return scheduler;
+    }
+
+    public RunTarget home() {
+        return home;
+    }
+
+    // ---- the JDK's side: scheduling continuations -------------------------------------------
+
+    /** Called by the JDK, with the continuation pinned, whenever a thread using this scheduler is runnable. */
+    @Override
+    public void execute(Runnable r) {
+        Runnable own = continuation;
+        if (r == own) {
+            makeReady();
+            home.submitStep(this);
+        } else if (own == null) {
+            // the first submission, from Thread.start() in SchedulerCore.spawn
+            continuation = r;
+            home.submitStep(this);
+        } else {
+            home.submitForeign(r);
+        }
+    }
+
+    private void makeReady() {
+        for (;;) {
+            int s = state;
+            if (s >= DONE || s == READY) {
+                return;
+            }
+            if (STATE.compareAndSet(this, s, READY)) {
+                return;
+            }
+        }
+    }
+
+    /** Runs one step of this coroutine on the calling carrier: from here until it parks, yields or ends. */
+    void runStep() {
+        STATE.compareAndSet(this, READY, RUNNING);
+        continuation.run();
+        // It parked, yielded or finished. A concurrent resume may already have made it READY again,
+        // and a finish made it terminal: only a state still RUNNING is ours to change.
+        if (state == RUNNING) {
+            STATE.compareAndSet(this, RUNNING, sleeping ? SLEEPING : WAITING);
+        }
+    }
+
+    /** The continuation step as a plain task, for the JDK's default scheduler after the carriers stopped. */
+    Runnable orphanStep() {
+        return this::runStep;
+    }
+
+    // ---- the coroutine's own body --------------------------------------------------------------
+
+    @Override
+    public void run() {
+        boolean carrierMode = scheduler.carrierMode;
+        if (!carrierMode) {
+            CURRENT_FALLBACK.set(this);
+            scheduler.fallbackStarted();
+            STATE.compareAndSet(this, READY, RUNNING);
+        }
+        try {
+            if (state != CANCELLED) {
+                T value = call();
+                if (casFromAnyLive(DONE)) {
+                    result.set(value);
+                }
+            }
+        } catch (Throwable e) {
+            if (casFromAnyLive(FAILED)) {
+                result.fail(e);
+                if (detached) {
+                    Thread.UncaughtExceptionHandler h = thread.getUncaughtExceptionHandler();
+                    h.uncaughtException(thread, e);
+                }
+            }
+        } finally {
+            if (!carrierMode) {
+                CURRENT_FALLBACK.remove();
+            }
+            scheduler.coroutineFinished(this);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private T call() throws Exception {
+        if (task instanceof Callable<?> c) {
+            return (T) c.call();
+        }
+        ((Runnable) task).run();
+        return null;
+    }
+
+    private boolean casFromAnyLive(int terminal) {
+        for (;;) {
+            int s = state;
+            if (s >= DONE) {
+                return false;
+            }
+            if (STATE.compareAndSet(this, s, terminal)) {
+                return true;
+            }
+        }
+    }
+
+    // ---- helpers for code inside the coroutine -------------------------------------------------
+
+    /** Parks the calling coroutine (which must be this one) until {@link #resume()}. */
+    public void suspendSelf() throws InterruptedException {
+        for (;;) {
+            if ((int) PERMIT.getAndSet(this, 0) == 1) {
+                return;
+            }
+            if (Thread.interrupted()) {
+                throw new InterruptedException("coroutine " + name() + " interrupted while suspended");
+            }
+            beginWait(false);
+            try {
+                LockSupport.park(this);
+            } finally {
+                endWait(false);
+            }
+        }
+    }
+
+    /**
+     * Marks a helper wait. In carrier mode the step wrapper reports WAITING or SLEEPING itself once
+     * the thread has unmounted; this only tells it which. In fallback mode no wrapper sees the
+     * parks, so the helpers keep the state and the counters.
+     */
+    public void beginWait(boolean sleep) {
+        if (sleep) {
+            sleeping = true;
+            scheduler.sleepingAdd(1);
+        }
+        if (!scheduler.carrierMode) {
+            STATE.compareAndSet(this, RUNNING, sleep ? SLEEPING : WAITING);
+            if (!sleep) {
+                scheduler.fallbackWaitingAdd(1);
+            }
+        }
+    }
+
+    public void endWait(boolean sleep) {
+        if (sleep) {
+            sleeping = false;
+            scheduler.sleepingAdd(-1);
+        }
+        if (!scheduler.carrierMode) {
+            STATE.compareAndSet(this, sleep ? SLEEPING : WAITING, RUNNING);
+            if (!sleep) {
+                scheduler.fallbackWaitingAdd(-1);
+            }
+        }
+    }
+
+    // ---- Coroutine -------------------------------------------------------------------------
+
+    @Override
+    public long id() {
+        return thread.threadId();
+    }
+
+    @Override
+    public String name() {
+        String n = thread.getName();
+        return n.isEmpty() ? scheduler.name + "-co-" + thread.threadId() : n;
+    }
+
+    @Override
+    public CoroutineState state() {
+        return STATES[state];
+    }
+
+    @Override
+    public T join() throws InterruptedException, ExecutionException {
+        return result.get();
+    }
+
+    @Override
+    public CompletableFuture<T> toFuture() {
+        return result;
+    }
+
+    @Override
+    public boolean cancel() {
+        if (!casFromAnyLive(CANCELLED)) {
+            return false;
+        }
+        result.cancelled();
+        thread.interrupt();
+        return true;
+    }
+
+    @Override
+    public Thread thread() {
+        return thread;
+    }
+
+    @Override
+    public void resume() {
+        if ((int) PERMIT.getAndSet(this, 1) == 0) {
+            LockSupport.unpark(thread);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Coroutine[" + name() + ", " + state() + ", " + scheduler.name + "]";
+    }
+
+    /** The coroutine's result: completed only by the coroutine, cancellable by users. */
+    static final class Result<T> extends CompletableFuture<T> {
+        private final CoroutineImpl<T> owner;
+
+        Result(CoroutineImpl<T> owner) {
+            this.owner = owner;
+        }
+
+        void set(T value) {
+            super.complete(value);
+        }
+
+        void fail(Throwable e) {
+            super.completeExceptionally(e);
+        }
+
+        void cancelled() {
+            super.cancel(false);
+        }
+
+        @Override
+        public boolean complete(T value) {
+            throw new UnsupportedOperationException("a coroutine's result is set by the coroutine itself");
+        }
+
+        @Override
+        public boolean completeExceptionally(Throwable ex) {
+            throw new UnsupportedOperationException("a coroutine's result is set by the coroutine itself");
+        }
+
+        @Override
+        public void obtrudeValue(T value) {
+            throw new UnsupportedOperationException("a coroutine's result is set by the coroutine itself");
+        }
+
+        @Override
+        public void obtrudeException(Throwable ex) {
+            throw new UnsupportedOperationException("a coroutine's result is set by the coroutine itself");
+        }
+
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            return owner.cancel();
+        }
+
+        @Override
+        public CompletableFuture<T> completeOnTimeout(T value, long timeout, TimeUnit unit) {
+            return copy().completeOnTimeout(value, timeout, unit);
+        }
+
+        @Override
+        public CompletableFuture<T> orTimeout(long timeout, TimeUnit unit) {
+            return copy().orTimeout(timeout, unit);
+        }
+
+        @Override
+        public <U> CompletableFuture<U> newIncompleteFuture() {
+            return new CompletableFuture<>();
+        }
+    }
+}

@@ -1,0 +1,35 @@
+package io.cosched.internal;
+
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+
+/** Linux epoll through Netty's native transport. */
+final class EpollTransport implements IoTransport {
+
+    static boolean isAvailable() {
+        try {
+            return Epoll.isAvailable();
+        } catch (LinkageError e) {
+            return false; // netty-transport-classes-epoll missing
+        }
+    }
+
+    static Throwable unavailabilityCause() {
+        try {
+            return Epoll.unavailabilityCause();
+        } catch (LinkageError e) {
+            return e;
+        }
+    }
+
+    @Override
+    public String name() {
+        return "epoll";
+    }
+
+    @Override
+    public IoHandlerFactory handlerFactory() {
+        return EpollIoHandler.newFactory();
+    }
+}

@@ -1,0 +1,205 @@
+package io.cosched.internal;
+
+import io.cosched.Transport;
+import io.netty.channel.EventLoopGroup;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** The machinery behind {@link io.cosched.IOManager}: carriers that are Netty event loops. */
+public final class IoRuntime extends SchedulerCore {
+
+    /** How long stop waits for the loops to terminate once the coroutines are gone. */
+    private static final long LOOP_TERMINATION_NANOS = TimeUnit.SECONDS.toNanos(10);
+    private static final Runnable NOOP = () -> { };
+
+    private final LoopCarrier[] carriers;
+    private final CarrierEventLoopGroup group;
+    private final IoTransport transport;
+    private final IoTimerManager timerManager;
+    private final AtomicInteger roundRobin = new AtomicInteger();
+    private boolean carriersClosed; // guarded by this
+
+    public IoRuntime(String name, int threads, Transport transport, boolean daemon, boolean requireCarrierMode) {
+        super(name, requireCarrierMode);
+        this.transport = IoTransport.select(transport);
+        this.carriers = new LoopCarrier[threads];
+        for (int i = 0; i < threads; i++) {
+            carriers[i] = new LoopCarrier(this, i, name + "-" + i, daemon, Ticker.SYSTEM);
+        }
+        this.group = new CarrierEventLoopGroup(carriers, this.transport.handlerFactory());
+        // Should anyone else shut the group down, nothing queued on it may be lost.
+        this.group.terminationFuture().addListener(f -> closeCarriers());
+        this.timerManager = new IoTimerManager(this);
+    }
+
+    public EventLoopGroup group() {
+        return group;
+    }
+
+    public String transportName() {
+        return transport.name();
+    }
+
+    public IoTimerManager timers() {
+        return timerManager;
+    }
+
+    public int threads() {
+        return carriers.length;
+    }
+
+    LoopCarrier[] carriers() {
+        return carriers;
+    }
+
+    public void start() {
+        if (markStarted()) {
+            for (LoopCarrier c : carriers) {
+                c.loop().execute(NOOP); // start the loop threads now, in index order
+            }
+        }
+    }
+
+    // ---- placement -----------------------------------------------------------------------------
+
+    /**
+     * The loop a new coroutine goes to: the caller's own loop when the caller is a coroutine (or a
+     * thread started by one) or a loop thread of this IOManager; else the loop with the fewest live
+     * coroutines, round-robin among equals.
+     */
+    @Override
+    public LoopCarrier place() {
+        LoopCarrier local = currentLoop();
+        return local != null ? local : leastLoaded();
+    }
+
+    /** The loop of this IOManager the caller belongs to, or {@code null}. */
+    LoopCarrier currentLoop() {
+        CoroutineImpl<?> ctx = CoroutineImpl.currentContext();
+        if (ctx != null && ctx.home instanceof LoopCarrier lc && lc.runtime == this) {
+            return lc;
+        }
+        if (CarrierBase.ofCurrentThread() instanceof LoopCarrier lc && lc.runtime == this) {
+            return lc;
+        }
+        return null;
+    }
+
+    LoopCarrier leastLoaded() {
+        int n = carriers.length;
+        if (n == 1) {
+            return carriers[0];
+        }
+        int start = Math.floorMod(roundRobin.getAndIncrement(), n);
+        LoopCarrier best = carriers[start];
+        int bestLive = best.liveCoroutines();
+        for (int k = 1; k < n && bestLive > 0; k++) {
+            LoopCarrier c = carriers[(start + k) % n];
+            int live = c.liveCoroutines();
+            if (live < bestLive) {
+                best = c;
+                bestLive = live;
+            }
+        }
+        return best;
+    }
+
+    /** Carrier {@code index}, checked. */
+    public LoopCarrier carrier(int index) {
+        if (index < 0 || index >= carriers.length) {
+            throw new IllegalArgumentException("carrier: " + index + " (expected: 0.." + (carriers.length - 1)
+                    + "; IOManager '" + name + "' has " + carriers.length + " event loops)");
+        }
+        return carriers[index];
+    }
+
+    @Override
+    protected boolean ownsCarrier(CarrierBase carrier) {
+        return carrier instanceof LoopCarrier lc && lc.runtime == this;
+    }
+
+    // ---- stop ----------------------------------------------------------------------------------
+
+    public boolean stop(Duration timeout) {
+        long timeoutNanos = Durations.toNanos("timeout", timeout, false);
+        checkNotInside("stop()");
+        long deadline = System.nanoTime() + timeoutNanos;
+        if (!markStopping()) {
+            return awaitStopped(deadline);
+        }
+        boolean drained;
+        try {
+            drained = awaitDrained(deadline);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            drained = liveCoroutines() == 0;
+        }
+        if (!drained) {
+            var s = stats("io", transport.name());
+            LOG.log(System.Logger.Level.WARNING, "IOManager ''{0}'' stop timed out after {1}: {2} coroutines still "
+                    + "live (ready={3}, running={4}, waiting={5}, sleeping={6}); they go on running on the JDK''s "
+                    + "default virtual-thread scheduler", name, timeout, s.coroutines(), s.ready(), s.running(),
+                    s.waiting(), s.sleeping());
+        }
+        group.shutdownGracefully(0, 0, TimeUnit.NANOSECONDS);
+        if (!group.terminationFuture().awaitUninterruptibly(LOOP_TERMINATION_NANOS, TimeUnit.NANOSECONDS)) {
+            LOG.log(System.Logger.Level.WARNING, "IOManager ''{0}'': event loops did not terminate within 10s; a loop "
+                    + "thread is blocked in a task", name);
+        }
+        closeCarriers();
+        markStopped();
+        return drained;
+    }
+
+    private boolean awaitStopped(long deadline) {
+        try {
+            awaitDrained(deadline);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return liveCoroutines() == 0;
+    }
+
+    /** Once the loops have terminated: hand queued continuations and sleeping coroutines' timers over. */
+    private synchronized void closeCarriers() {
+        if (carriersClosed || !group.isTerminated()) {
+            return;
+        }
+        carriersClosed = true;
+        int handedOver = 0;
+        int timersCancelled = 0;
+        for (LoopCarrier c : carriers) {
+            handedOver += c.close();
+            timersCancelled += c.timers.close();
+        }
+        if (handedOver > 0 || timersCancelled > 0) {
+            LOG.log(System.Logger.Level.INFO, "IOManager ''{0}'' stopped: {1} queued continuations handed to the JDK''s "
+                    + "default scheduler, {2} pending timers cancelled", name, handedOver, timersCancelled);
+        }
+    }
+
+    // ---- stats ---------------------------------------------------------------------------------
+
+    @Override
+    protected CarrierCounts carrierCounts() {
+        int active = 0;
+        long queue = 0;
+        long ready = 0;
+        long running = 0;
+        long timers = 0;
+        for (LoopCarrier c : carriers) {
+            if (c.isBusy()) {
+                active++;
+            }
+            if (c.isRunningCoroutine()) {
+                running++;
+            }
+            queue += c.queueDepth();
+            ready += c.readySteps();
+            timers += c.timersPending();
+        }
+        return new CarrierCounts(carriers.length, active, queue, ready, running, timers, 0);
+    }
+}

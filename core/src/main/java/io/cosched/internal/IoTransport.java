@@ -1,0 +1,31 @@
+package io.cosched.internal;
+
+import io.cosched.Transport;
+import io.cosched.TransportUnavailableException;
+import io.netty.channel.IoHandlerFactory;
+
+/** One I/O transport for the event loops; {@link #select} decides once per IOManager. */
+interface IoTransport {
+
+    /** {@code epoll} or {@code nio}, as reported in stats. */
+    String name();
+
+    IoHandlerFactory handlerFactory();
+
+    static IoTransport select(Transport requested) {
+        return switch (requested) {
+            case NIO -> new NioTransport();
+            case EPOLL -> {
+                if (!EpollTransport.isAvailable()) {
+                    Throwable cause = EpollTransport.unavailabilityCause();
+                    throw new TransportUnavailableException(Transport.EPOLL, "transport: EPOLL requested, but Netty's "
+                            + "native epoll transport is unavailable (" + (cause == null ? "unknown cause" : cause)
+                            + "). Use Transport.AUTO or NIO, or add io.netty:netty-transport-native-epoll with the "
+                            + "classifier of this platform (e.g. linux-x86_64) on Linux.", cause);
+                }
+                yield new EpollTransport();
+            }
+            case AUTO -> EpollTransport.isAvailable() ? new EpollTransport() : new NioTransport();
+        };
+    }
+}

@@ -1,0 +1,202 @@
+package io.cosched.internal;
+
+import io.netty.channel.IoEventLoop;
+import io.netty.util.concurrent.SingleThreadEventExecutor;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One event loop of an IOManager as a carrier. Coroutine steps homed here go into this carrier's
+ * own queue; one drain task in the loop's task queue runs them in batches. So a burst of resumes
+ * costs one Netty task and at most one eventfd wake-up, and the queue stays ours: after the loop
+ * stops, whatever is left in it is handed to the JDK's default scheduler instead of being lost
+ * with Netty's task queue.
+ */
+public final class LoopCarrier extends CarrierBase implements RunTarget, Runnable {
+
+    /**
+     * Steps run per drain task before the loop gets back to I/O. Bounds how long a flood of
+     * runnable coroutines (or one coroutine yielding in a loop) can delay socket reads.
+     */
+    static final int BATCH = 256;
+
+    private static final VarHandle DRAIN_SCHEDULED;
+
+    static {
+        try {
+            DRAIN_SCHEDULED = MethodHandles.lookup().findVarHandle(LoopCarrier.class, "drainScheduled", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    final IoRuntime runtime;
+    private final String threadName;
+    private final boolean daemon;
+    private final Executor orphans;
+    private final ConcurrentLinkedQueue<Runnable> queue = new ConcurrentLinkedQueue<>();
+    private final AtomicLong queuedSteps = new AtomicLong();
+    private final AtomicLong queuedForeign = new AtomicLong();
+    private final AtomicInteger live = new AtomicInteger();
+    final LoopTimers timers;
+    private volatile IoEventLoop loop;
+    private volatile int drainScheduled;
+    private volatile boolean closed;
+
+    LoopCarrier(IoRuntime runtime, int index, String threadName, boolean daemon, Ticker ticker) {
+        super(index);
+        this.runtime = runtime;
+        this.threadName = threadName;
+        this.daemon = daemon;
+        this.orphans = runtime.support().orphanExecutor();
+        this.timers = new LoopTimers(this, ticker);
+    }
+
+    @Override
+    public SchedulerCore owner() {
+        return runtime;
+    }
+
+    void bind(IoEventLoop loop) {
+        this.loop = loop;
+    }
+
+    public IoEventLoop loop() {
+        return loop;
+    }
+
+    /** Netty's thread-per-task executor for this loop: the loop's thread is a named carrier thread. */
+    void startThread(Runnable loopBody) {
+        Thread t = new CarrierThread(this, loopBody, threadName, daemon);
+        thread = t;
+        t.start();
+    }
+
+    // ---- RunTarget -----------------------------------------------------------------------------
+
+    @Override
+    public void submitStep(CoroutineImpl<?> coroutine) {
+        queuedSteps.incrementAndGet();
+        enqueue(coroutine);
+    }
+
+    @Override
+    public void submitForeign(Runnable continuation) {
+        queuedForeign.incrementAndGet();
+        enqueue(continuation);
+    }
+
+    @Override
+    public void coroutineStarted() {
+        live.incrementAndGet();
+    }
+
+    @Override
+    public void coroutineFinished() {
+        live.decrementAndGet();
+    }
+
+    /** Coroutines homed here and not finished; placement picks the loop with the fewest. */
+    public int liveCoroutines() {
+        return live.get();
+    }
+
+    private void enqueue(Runnable item) {
+        queue.offer(item);
+        if (closed) {
+            drainToOrphans(); // close() may have drained before our offer
+        } else if (drainScheduled == 0 && DRAIN_SCHEDULED.compareAndSet(this, 0, 1)) {
+            try {
+                loop.execute(this);
+            } catch (RejectedExecutionException e) {
+                // The loop is shutting down and will not run us: nothing may wait for it.
+                drainScheduled = 0;
+                drainToOrphans();
+            }
+        }
+    }
+
+    /** The drain task, on the loop thread. */
+    @Override
+    public void run() {
+        assert inCarrierThread();
+        for (int n = 0; n < BATCH; n++) {
+            Runnable item = queue.poll();
+            if (item == null) {
+                break;
+            }
+            countOut(item);
+            runQueued(item);
+        }
+        // Clear the flag before looking at the queue again: a submitter that offered after our last
+        // poll either sees the flag clear and schedules a drain, or we see its item here.
+        drainScheduled = 0;
+        if (!queue.isEmpty() && DRAIN_SCHEDULED.compareAndSet(this, 0, 1)) {
+            try {
+                loop.execute(this); // behind the I/O and tasks that arrived meanwhile
+            } catch (RejectedExecutionException e) {
+                drainScheduled = 0;
+                drainToOrphans();
+            }
+        }
+    }
+
+    private void countOut(Runnable item) {
+        if (item instanceof CoroutineImpl<?>) {
+            queuedSteps.decrementAndGet();
+        } else {
+            queuedForeign.decrementAndGet();
+        }
+    }
+
+    private void drainToOrphans() {
+        Runnable item;
+        while ((item = queue.poll()) != null) {
+            countOut(item);
+            orphans.execute(item instanceof CoroutineImpl<?> co ? co.orphanStep() : item);
+        }
+    }
+
+    /** After the loop terminated: everything queued now and later goes to the JDK's default scheduler. */
+    int close() {
+        closed = true;
+        int handedOver = queue.size();
+        drainToOrphans();
+        return handedOver;
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    // ---- numbers -------------------------------------------------------------------------------
+
+    /** Coroutine steps queued here. */
+    public long readySteps() {
+        return Math.max(0, queuedSteps.get());
+    }
+
+    /** Everything waiting for this loop: queued coroutine steps and continuations, and Netty's other tasks. */
+    public long queueDepth() {
+        long ours = queuedSteps.get() + queuedForeign.get();
+        long netty = loop instanceof SingleThreadEventExecutor e ? e.pendingTasks() : 0;
+        // our own drain task sits in Netty's queue while scheduled; it is not extra work
+        netty -= drainScheduled;
+        return Math.max(0, ours) + Math.max(0, netty);
+    }
+
+    public int timersPending() {
+        return timers.pending();
+    }
+
+    @Override
+    public String toString() {
+        return "LoopCarrier[" + threadName + "]";
+    }
+}

@@ -1,0 +1,202 @@
+package io.cosched.internal;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A carrier of a {@link PoolRuntime}: a platform thread that takes work from its own queue of bound
+ * tasks and from the pool's shared queue, and parks when both are empty.
+ *
+ * <p>Wake-up protocol: an idle carrier publishes {@link #IDLE} and then looks at the queues once
+ * more; a submitter enqueues and then looks for an {@code IDLE} carrier to flip to {@link #WOKEN}.
+ * Both sides write before they read (volatile), so either the carrier sees the new item or the
+ * submitter sees the carrier idle: no wake-up is lost. Only the side that wins the CAS out of
+ * {@code IDLE} adjusts the pool's idle count.
+ */
+final class PoolCarrier extends CarrierBase implements RunTarget {
+
+    static final int BUSY = 0;
+    static final int IDLE = 1;
+    static final int WOKEN = 2;
+
+    /** Every this many items a carrier looks at the shared queue first, so bound work cannot starve it. */
+    private static final int SHARED_FIRST_EVERY = 61;
+
+    private static final VarHandle PARK_STATE;
+
+    static {
+        try {
+            PARK_STATE = MethodHandles.lookup().findVarHandle(PoolCarrier.class, "parkState", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final PoolRuntime pool;
+    final String threadName;
+    private final ConcurrentLinkedQueue<Runnable> bound = new ConcurrentLinkedQueue<>();
+    private final AtomicLong boundSteps = new AtomicLong();
+    private final AtomicLong boundForeign = new AtomicLong();
+    private volatile int parkState = BUSY;
+
+    PoolCarrier(PoolRuntime pool, int index, String threadName) {
+        super(index);
+        this.pool = pool;
+        this.threadName = threadName;
+    }
+
+    @Override
+    public SchedulerCore owner() {
+        return pool;
+    }
+
+    // ---- bound work ------------------------------------------------------------------------------
+
+    @Override
+    public void submitStep(CoroutineImpl<?> coroutine) {
+        boundSteps.incrementAndGet();
+        enqueue(coroutine);
+    }
+
+    @Override
+    public void submitForeign(Runnable continuation) {
+        boundForeign.incrementAndGet();
+        enqueue(continuation);
+    }
+
+    @Override
+    public void coroutineStarted() {
+    }
+
+    @Override
+    public void coroutineFinished() {
+    }
+
+    private void enqueue(Runnable item) {
+        bound.offer(item);
+        if (pool.isClosed()) {
+            drainToOrphans();
+        } else {
+            wake();
+        }
+    }
+
+    long readySteps() {
+        return Math.max(0, boundSteps.get());
+    }
+
+    long queueDepth() {
+        return Math.max(0, boundSteps.get() + boundForeign.get());
+    }
+
+    private Runnable pollBound() {
+        Runnable item = bound.poll();
+        if (item != null) {
+            if (item instanceof CoroutineImpl<?>) {
+                boundSteps.decrementAndGet();
+            } else {
+                boundForeign.decrementAndGet();
+            }
+        }
+        return item;
+    }
+
+    void drainToOrphans() {
+        Runnable item;
+        while ((item = pollBound()) != null) {
+            pool.orphan(item);
+        }
+    }
+
+    // ---- parking -------------------------------------------------------------------------------
+
+    boolean isIdle() {
+        return parkState == IDLE;
+    }
+
+    /** Wakes this carrier if it is idle; true if this call did. */
+    boolean wake() {
+        if (parkState == IDLE && PARK_STATE.compareAndSet(this, IDLE, WOKEN)) {
+            pool.idleLeft();
+            LockSupport.unpark(thread);
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * The carrier loop: runs until {@code exit} says so. A caller carrier passes a deadline (its
+     * stop timeout); pool threads pass {@code Long.MAX_VALUE}.
+     */
+    void runLoop(java.util.function.BooleanSupplier exit, long deadlineNanos) {
+        thread = Thread.currentThread();
+        int tick = 0;
+        while (!exit.getAsBoolean()) {
+            Runnable item;
+            if (++tick == SHARED_FIRST_EVERY) {
+                tick = 0;
+                item = pool.pollShared();
+                if (item == null) {
+                    item = pollBound();
+                }
+            } else {
+                item = pollBound();
+                if (item == null) {
+                    item = pool.pollShared();
+                }
+            }
+            if (item != null) {
+                runQueued(item);
+                continue;
+            }
+            idle(exit, deadlineNanos);
+        }
+    }
+
+    private void idle(java.util.function.BooleanSupplier exit, long deadlineNanos) {
+        parkState = IDLE;
+        pool.idleEntered();
+        // Look again after publishing IDLE: an item offered before a submitter could see us idle is found here.
+        if (!bound.isEmpty() || pool.hasShared() || exit.getAsBoolean()) {
+            if (PARK_STATE.compareAndSet(this, IDLE, BUSY)) {
+                pool.idleLeft();
+            }
+            parkState = BUSY;
+            return;
+        }
+        while (parkState == IDLE) {
+            if (deadlineNanos == Long.MAX_VALUE) {
+                LockSupport.park(this);
+            } else {
+                long remaining = deadlineNanos - System.nanoTime();
+                if (remaining <= 0) {
+                    break;
+                }
+                LockSupport.parkNanos(this, remaining);
+            }
+            if (exit.getAsBoolean()) {
+                break;
+            }
+        }
+        if (PARK_STATE.compareAndSet(this, IDLE, BUSY)) {
+            pool.idleLeft(); // woke by itself (deadline, exit) rather than by a submitter
+        }
+        parkState = BUSY;
+    }
+
+    /** Wakes the carrier whatever its state, so that it re-checks its exit condition. */
+    void nudge() {
+        Thread t = thread;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "PoolCarrier[" + threadName + "]";
+    }
+}

@@ -1,0 +1,338 @@
+package io.cosched.internal;
+
+import java.time.Duration;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The machinery behind {@link io.cosched.PoolScheduler}: sylar's N-M scheduler. Unbound coroutines
+ * go through one shared FIFO queue that any carrier takes from; bound ones through their carrier's
+ * own queue. With {@code useCaller}, the last carrier has no thread of its own: the thread calling
+ * {@code runOnCaller()} or {@code stop()} becomes it.
+ */
+public final class PoolRuntime extends SchedulerCore {
+
+    private static final long CARRIER_EXIT_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    private final PoolCarrier[] carriers;
+    private final boolean useCaller;
+    private final boolean daemon;
+    private final Executor orphans;
+    private final SharedTarget shared = new SharedTarget();
+    private final ConcurrentLinkedQueue<Runnable> sharedQueue = new ConcurrentLinkedQueue<>();
+    private final AtomicLong sharedSteps = new AtomicLong();
+    private final AtomicLong sharedForeign = new AtomicLong();
+    private final AtomicInteger idle = new AtomicInteger();
+    private final AtomicInteger wakeCursor = new AtomicInteger();
+    private final AtomicBoolean callerTaken = new AtomicBoolean();
+    private final LongAdder wakeUps = new LongAdder();
+    private volatile boolean terminate; // carriers leave their loops
+    private volatile boolean closed;    // queues hand everything to the orphan executor
+
+    public PoolRuntime(String name, int threads, boolean useCaller, boolean daemon, boolean requireCarrierMode) {
+        super(name, requireCarrierMode);
+        this.useCaller = useCaller;
+        this.daemon = daemon;
+        this.orphans = support.orphanExecutor();
+        this.carriers = new PoolCarrier[threads];
+        for (int i = 0; i < threads; i++) {
+            carriers[i] = new PoolCarrier(this, i, name + "-" + i);
+        }
+    }
+
+    public int threads() {
+        return carriers.length;
+    }
+
+    public boolean useCaller() {
+        return useCaller;
+    }
+
+    /** Carriers with a thread of their own. */
+    private int ownThreads() {
+        return useCaller ? carriers.length - 1 : carriers.length;
+    }
+
+    public void start() {
+        if (!markStarted()) {
+            return;
+        }
+        for (int i = 0; i < ownThreads(); i++) {
+            PoolCarrier c = carriers[i];
+            Thread t = new CarrierBase.CarrierThread(c, () -> c.runLoop(() -> terminate, Long.MAX_VALUE),
+                    c.threadName, daemon);
+            c.thread = t; // before start: a submitter may wake it as soon as it is idle
+            t.start();
+        }
+    }
+
+    // ---- placement -----------------------------------------------------------------------------
+
+    /** Unbound coroutines start on the shared queue; a child of a bound coroutine stays on its carrier. */
+    @Override
+    public RunTarget place() {
+        CoroutineImpl<?> ctx = CoroutineImpl.currentContext();
+        if (ctx != null && ctx.scheduler == this && ctx.home instanceof PoolCarrier bound) {
+            return bound;
+        }
+        return shared;
+    }
+
+    public RunTarget carrier(int index) {
+        if (index < 0 || index >= carriers.length) {
+            throw new IllegalArgumentException("carrier: " + index + " (expected: 0.." + (carriers.length - 1)
+                    + "; PoolScheduler '" + name + "' has " + carriers.length + " carriers)");
+        }
+        return carriers[index];
+    }
+
+    @Override
+    protected boolean ownsCarrier(CarrierBase carrier) {
+        for (PoolCarrier c : carriers) {
+            if (c == carrier) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The shared queue as a run target. */
+    private final class SharedTarget implements RunTarget {
+        @Override
+        public void submitStep(CoroutineImpl<?> coroutine) {
+            sharedSteps.incrementAndGet();
+            enqueueShared(coroutine);
+        }
+
+        @Override
+        public void submitForeign(Runnable continuation) {
+            sharedForeign.incrementAndGet();
+            enqueueShared(continuation);
+        }
+
+        @Override
+        public void coroutineStarted() {
+        }
+
+        @Override
+        public void coroutineFinished() {
+        }
+    }
+
+    private void enqueueShared(Runnable item) {
+        sharedQueue.offer(item);
+        if (closed) {
+            drainSharedToOrphans();
+        } else {
+            wakeOne();
+        }
+    }
+
+    Runnable pollShared() {
+        Runnable item = sharedQueue.poll();
+        if (item != null) {
+            if (item instanceof CoroutineImpl<?>) {
+                sharedSteps.decrementAndGet();
+            } else {
+                sharedForeign.decrementAndGet();
+            }
+        }
+        return item;
+    }
+
+    boolean hasShared() {
+        return !sharedQueue.isEmpty();
+    }
+
+    /** Wakes one idle carrier, starting the search where the last one ended so work spreads evenly. */
+    private void wakeOne() {
+        if (idle.get() == 0) {
+            return; // every carrier is busy and will look at the shared queue before parking
+        }
+        int n = carriers.length;
+        int start = Math.floorMod(wakeCursor.getAndIncrement(), n);
+        for (int k = 0; k < n; k++) {
+            if (carriers[(start + k) % n].wake()) {
+                wakeUps.increment();
+                return;
+            }
+        }
+    }
+
+    void idleEntered() {
+        idle.incrementAndGet();
+    }
+
+    void idleLeft() {
+        idle.decrementAndGet();
+    }
+
+    /** Carriers parked now. */
+    public int idleCarriers() {
+        return idle.get();
+    }
+
+    /** How many times a submission woke a parked carrier; for tests of the wake-up protocol. */
+    public long wakeUps() {
+        return wakeUps.sum();
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    void orphan(Runnable item) {
+        orphans.execute(item instanceof CoroutineImpl<?> co ? co.orphanStep() : item);
+    }
+
+    private void drainSharedToOrphans() {
+        Runnable item;
+        while ((item = pollShared()) != null) {
+            orphan(item);
+        }
+    }
+
+    // ---- caller as carrier -----------------------------------------------------------------------
+
+    /** Runs the caller carrier on the calling thread until the scheduler has stopped. */
+    public void runOnCaller() {
+        if (!useCaller) {
+            throw new IllegalStateException("runOnCaller(): PoolScheduler '" + name + "' was built with useCaller(false)");
+        }
+        if (state() == NEW) {
+            throw new IllegalStateException("runOnCaller(): PoolScheduler '" + name + "' is NEW (call start() first)");
+        }
+        checkNotInside("runOnCaller()");
+        if (!callerTaken.compareAndSet(false, true)) {
+            throw new IllegalStateException("runOnCaller(): another thread already runs the caller carrier of '" + name + "'");
+        }
+        try {
+            runCallerCarrier(() -> terminate, Long.MAX_VALUE);
+        } finally {
+            callerTaken.set(false);
+        }
+    }
+
+    private void runCallerCarrier(java.util.function.BooleanSupplier exit, long deadline) {
+        PoolCarrier caller = carriers[carriers.length - 1];
+        Thread me = Thread.currentThread();
+        String ownName = me.getName();
+        me.setName(caller.threadName); // so thread dumps and virtual threads' toString name the carrier
+        try {
+            caller.runLoop(exit, deadline);
+        } finally {
+            caller.thread = null;
+            me.setName(ownName);
+        }
+    }
+
+    // ---- stop ----------------------------------------------------------------------------------
+
+    public boolean stop(Duration timeout) {
+        long timeoutNanos = Durations.toNanos("timeout", timeout, false);
+        checkNotInside("stop()");
+        long deadline = System.nanoTime() + timeoutNanos;
+        if (!markStopping()) {
+            try {
+                awaitDrained(deadline);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return liveCoroutines() == 0;
+        }
+        boolean drained;
+        if (useCaller && callerTaken.compareAndSet(false, true)) {
+            try {
+                runCallerCarrier(() -> liveCoroutines() == 0 || System.nanoTime() - deadline >= 0, deadline);
+            } finally {
+                callerTaken.set(false);
+            }
+            drained = liveCoroutines() == 0;
+        } else {
+            try {
+                drained = awaitDrained(deadline);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                drained = liveCoroutines() == 0;
+            }
+        }
+        if (!drained) {
+            var s = stats("pool", "none");
+            LOG.log(System.Logger.Level.WARNING, "PoolScheduler ''{0}'' stop timed out after {1}: {2} coroutines still "
+                    + "live (ready={3}, running={4}, waiting={5}, sleeping={6}); they go on running on the JDK''s "
+                    + "default virtual-thread scheduler", name, timeout, s.coroutines(), s.ready(), s.running(),
+                    s.waiting(), s.sleeping());
+        }
+        terminate = true;
+        for (PoolCarrier c : carriers) {
+            c.nudge();
+        }
+        joinCarriers();
+        closed = true;
+        int handedOver = (int) (sharedSteps.get() + sharedForeign.get());
+        drainSharedToOrphans();
+        for (PoolCarrier c : carriers) {
+            handedOver += (int) c.queueDepth();
+            c.drainToOrphans();
+        }
+        if (handedOver > 0) {
+            LOG.log(System.Logger.Level.INFO, "PoolScheduler ''{0}'' stopped: {1} queued continuations handed to the "
+                    + "JDK''s default scheduler", name, handedOver);
+        }
+        markStopped();
+        return drained;
+    }
+
+    private void joinCarriers() {
+        long deadline = System.nanoTime() + CARRIER_EXIT_NANOS;
+        for (int i = 0; i < ownThreads(); i++) {
+            Thread t = carriers[i].thread;
+            long remaining = deadline - System.nanoTime();
+            if (t == null || remaining <= 0) {
+                continue;
+            }
+            try {
+                if (!t.join(Duration.ofNanos(remaining))) {
+                    LOG.log(System.Logger.Level.WARNING, "PoolScheduler ''{0}'': carrier {1} did not finish its "
+                            + "current task within 10s", name, t.getName());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    @Override
+    void drained() {
+        if (useCaller) {
+            carriers[carriers.length - 1].nudge(); // a caller draining in stop() can return now
+        }
+    }
+
+    // ---- stats ---------------------------------------------------------------------------------
+
+    @Override
+    protected CarrierCounts carrierCounts() {
+        int active = 0;
+        long running = 0;
+        long queue = Math.max(0, sharedSteps.get() + sharedForeign.get());
+        long ready = Math.max(0, sharedSteps.get());
+        for (PoolCarrier c : carriers) {
+            if (c.isBusy()) {
+                active++;
+            }
+            if (c.isRunningCoroutine()) {
+                running++;
+            }
+            queue += c.queueDepth();
+            ready += c.readySteps();
+        }
+        return new CarrierCounts(carriers.length, active, queue, ready, running, 0, 0);
+    }
+}

@@ -1,0 +1,271 @@
+package io.cosched.internal;
+
+import io.cosched.CarrierModeUnavailableException;
+import io.cosched.SchedulerStats;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * What both schedulers share: the lifecycle, coroutine creation, the counters behind
+ * {@link SchedulerStats}, and waiting for live coroutines to drain on stop.
+ *
+ * <p>Counters are {@link LongAdder}s: submitters on many threads update them without contending,
+ * a reader sums a few cells. Live coroutines are {@code spawned - finished}, read in the order
+ * that can only over-count, so stop never sees zero while one is live.
+ */
+public abstract class SchedulerCore {
+
+    public static final int NEW = 0;
+    public static final int RUNNING = 1;
+    public static final int STOPPING = 2;
+    public static final int STOPPED = 3;
+    private static final String[] STATE_NAMES = {"NEW", "RUNNING", "STOPPING", "STOPPED"};
+
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(SchedulerCore.class, "state", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    static final System.Logger LOG = System.getLogger("io.cosched");
+
+    final String name;
+    final CarrierSupport support;
+    final boolean carrierMode;
+    private volatile int state = NEW;
+
+    private final LongAdder spawned = new LongAdder();
+    private final LongAdder finished = new LongAdder();
+    private final LongAdder sleeping = new LongAdder();
+    private final LongAdder fallbackWaiting = new LongAdder();
+    private final LongAdder fallbackNotStarted = new LongAdder();
+    private final Object drainMonitor = new Object();
+
+    protected SchedulerCore(String name, boolean requireCarrierMode) {
+        this.name = name;
+        this.support = CarrierSupport.get();
+        this.carrierMode = support.isCarrierMode();
+        if (requireCarrierMode && !carrierMode) {
+            throw new CarrierModeUnavailableException("scheduler '" + name + "' requires carrier mode "
+                    + "(requireCarrierMode=true), but coroutines cannot run on cosched's carriers: "
+                    + support.unavailableReason() + ". Start the JVM with " + CarrierSupport.ADD_OPENS_FLAG + ".");
+        }
+    }
+
+    public final String name() {
+        return name;
+    }
+
+    public final CarrierSupport support() {
+        return support;
+    }
+
+    public final int state() {
+        return state;
+    }
+
+    public final String stateName() {
+        return STATE_NAMES[state];
+    }
+
+    public final boolean isRunning() {
+        return state == RUNNING;
+    }
+
+    /** NEW to RUNNING; false when already started. Throws when stopped. */
+    protected final boolean markStarted() {
+        if (STATE.compareAndSet(this, NEW, RUNNING)) {
+            return true;
+        }
+        if (state >= STOPPING) {
+            throw new IllegalStateException("scheduler '" + name + "' is " + stateName() + " and cannot be restarted");
+        }
+        return false;
+    }
+
+    /** RUNNING (or NEW) to STOPPING; false when a stop already began. */
+    protected final boolean markStopping() {
+        for (;;) {
+            int s = state;
+            if (s >= STOPPING) {
+                return false;
+            }
+            if (STATE.compareAndSet(this, s, STOPPING)) {
+                return true;
+            }
+        }
+    }
+
+    protected final void markStopped() {
+        state = STOPPED;
+        synchronized (drainMonitor) {
+            drainMonitor.notifyAll();
+        }
+    }
+
+    // ---- coroutines ----------------------------------------------------------------------------
+
+    /** Starts {@code task} (a Callable or Runnable) as a coroutine homed on {@code home}. */
+    public final <T> CoroutineImpl<T> spawn(Object task, RunTarget home, boolean detached) {
+        if (task == null) {
+            throw new NullPointerException("task: null (expected: a task to run)");
+        }
+        // Count first, then check: a stop that begins after this check sees the coroutine as live.
+        spawned.increment();
+        home.coroutineStarted();
+        if (state != RUNNING) {
+            finished.increment();
+            home.coroutineFinished();
+            throw rejected();
+        }
+        CoroutineImpl<T> co = new CoroutineImpl<>(this, home, task, detached);
+        if (!carrierMode) {
+            fallbackNotStarted.increment();
+        }
+        Thread thread = support.newThread(co, co);
+        co.thread = thread;
+        thread.start();
+        return co;
+    }
+
+    /** Where a coroutine started by code of this scheduler goes (the caller's own carrier when it has one). */
+    protected abstract RunTarget place();
+
+    /** Starts {@code task} next to the caller: {@link io.cosched.Coroutines#go} from inside this scheduler. */
+    public final CoroutineImpl<Void> spawnLocal(Runnable task) {
+        return spawn(task, place(), false);
+    }
+
+    void coroutineFinished(CoroutineImpl<?> co) {
+        finished.increment();
+        co.home.coroutineFinished();
+        if (state >= STOPPING && liveCoroutines() == 0) {
+            synchronized (drainMonitor) {
+                drainMonitor.notifyAll();
+            }
+            drained();
+        }
+    }
+
+    /** Called when the last live coroutine finished during a stop. */
+    void drained() {
+    }
+
+    void fallbackStarted() {
+        fallbackNotStarted.decrement();
+    }
+
+    void sleepingAdd(int delta) {
+        sleeping.add(delta);
+    }
+
+    void fallbackWaitingAdd(int delta) {
+        fallbackWaiting.add(delta);
+    }
+
+    /** Coroutines started and not finished. */
+    public final long liveCoroutines() {
+        long done = finished.sum(); // before spawned: a coroutine counted here was spawned earlier
+        return spawned.sum() - done;
+    }
+
+    public final long completedCoroutines() {
+        return finished.sum();
+    }
+
+    /**
+     * Waits until no coroutine is live or {@code deadlineNanos} passes.
+     *
+     * @return whether none is live
+     */
+    protected final boolean awaitDrained(long deadlineNanos) throws InterruptedException {
+        synchronized (drainMonitor) {
+            for (;;) {
+                if (liveCoroutines() == 0) {
+                    return true;
+                }
+                long remaining = deadlineNanos - System.nanoTime();
+                if (remaining <= 0) {
+                    return false;
+                }
+                TimeUnit.NANOSECONDS.timedWait(drainMonitor, remaining);
+            }
+        }
+    }
+
+    /** Throws when the calling code runs on this scheduler, which could then never finish draining. */
+    protected final void checkNotInside(String operation) {
+        CoroutineImpl<?> ctx = CoroutineImpl.currentContext();
+        CarrierBase carrier = CarrierBase.ofCurrentThread();
+        if ((ctx != null && ctx.scheduler == this) || (carrier != null && ownsCarrier(carrier))) {
+            throw new IllegalStateException(operation + " called from inside scheduler '" + name
+                    + "', which cannot wait for itself; call it from another thread");
+        }
+    }
+
+    protected abstract boolean ownsCarrier(CarrierBase carrier);
+
+    public final RejectedExecutionException rejected() {
+        String why = state == NEW ? "NEW (call start() first)" : stateName() + " (it accepts no new coroutines)";
+        return new RejectedExecutionException("scheduler '" + name + "' is " + why);
+    }
+
+    RejectedExecutionException rejectedTimer() {
+        return new RejectedExecutionException("scheduler '" + name + "' is " + stateName()
+                + ": its event loops have stopped and take no new timers");
+    }
+
+    // ---- stats ---------------------------------------------------------------------------------
+
+    /** Per-type numbers that only the concrete scheduler knows. */
+    protected record CarrierCounts(int threads, int active, long queueDepth, long readySteps, long runningCoroutines,
+                                   long timersPending, long stalls) {
+    }
+
+    protected abstract CarrierCounts carrierCounts();
+
+    public final SchedulerStats stats(String type, String transport) {
+        CarrierCounts c = carrierCounts();
+        long live = liveCoroutines();
+        long sleepingNow = Math.max(0, sleeping.sum());
+        long ready;
+        long running;
+        long waiting;
+        if (carrierMode) {
+            ready = c.readySteps();
+            running = c.runningCoroutines();
+            waiting = live - ready - running - sleepingNow;
+        } else {
+            // No carrier sees the parks of a fallback coroutine: helper waits are counted, and a
+            // coroutine blocked in a plain JDK call counts as running.
+            ready = Math.max(0, fallbackNotStarted.sum());
+            waiting = Math.max(0, fallbackWaiting.sum());
+            running = live - ready - waiting - sleepingNow;
+        }
+        // While busy the sums are read at slightly different instants; keep the parts consistent.
+        ready = clamp(ready, live);
+        running = clamp(running, live - ready);
+        sleepingNow = clamp(sleepingNow, live - ready - running);
+        waiting = clamp(waiting, live - ready - running - sleepingNow);
+        return new SchedulerStats(name, type, support.mode(), transport, c.threads(), c.active(),
+                c.threads() - c.active(), Math.max(0, c.queueDepth()), Math.max(0, live), ready, running, waiting,
+                sleepingNow, c.timersPending(), finished.sum(), c.stalls());
+    }
+
+    private static long clamp(long v, long max) {
+        return Math.max(0, Math.min(v, Math.max(0, max)));
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "[" + name + ", " + stateName() + "]";
+    }
+}

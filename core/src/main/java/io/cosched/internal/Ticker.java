@@ -1,0 +1,10 @@
+package io.cosched.internal;
+
+/** A source of monotonic nanoseconds; tests drive a manual one. */
+@FunctionalInterface
+public interface Ticker {
+
+    Ticker SYSTEM = System::nanoTime;
+
+    long nanoTime();
+}

@@ -1,0 +1,191 @@
+package io.cosched.internal;
+
+import java.time.Duration;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.BiConsumer;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The parking behind {@link io.cosched.Coroutines}. Each wait parks on a flag of its own (never on
+ * a coroutine's resume permit), so a wake-up that arrives late cannot leak into a later wait, and
+ * spurious returns from park are simply looped over.
+ */
+public final class Waits {
+
+    private Waits() {
+    }
+
+    /** Sleeps {@code nanos}; an IOManager coroutine parks on its own loop's timers. */
+    public static void sleep(long nanos) throws InterruptedException {
+        if (nanos <= 0) {
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+            return;
+        }
+        CoroutineImpl<?> co = CoroutineImpl.current();
+        TimerImpl timer = co == null ? null : loopWakeUp(co, nanos);
+        if (co != null) {
+            co.beginWait(true);
+        }
+        try {
+            if (timer == null) {
+                Thread.sleep(Duration.ofNanos(nanos));
+                return;
+            }
+            while (!timer.hasFired()) {
+                if (Thread.interrupted()) {
+                    timer.cancel();
+                    throw new InterruptedException("interrupted while sleeping");
+                }
+                LockSupport.park(timer);
+            }
+        } finally {
+            if (co != null) {
+                co.endWait(true);
+            }
+        }
+    }
+
+    /** A wake-up timer on the coroutine's home loop, or {@code null} when it has none or it stopped. */
+    private static TimerImpl loopWakeUp(CoroutineImpl<?> co, long nanos) {
+        if (co.scheduler instanceof IoRuntime io && co.home instanceof LoopCarrier loop
+                && io.state() < SchedulerCore.STOPPED) {
+            try {
+                return io.timers().wakeUp(loop, nanos, Thread.currentThread());
+            } catch (RejectedExecutionException stopped) {
+                return null;
+            }
+        }
+        return null;
+    }
+
+    /** Waits for {@code stage}; {@code timeoutNanos < 0} waits forever. */
+    public static <T> T await(CompletionStage<T> stage, long timeoutNanos, Duration timeout)
+            throws InterruptedException {
+        if (stage == null) {
+            throw new NullPointerException("stage: null (expected: a CompletionStage to wait for)");
+        }
+        Completion<T> done = new Completion<>(Thread.currentThread());
+        stage.whenComplete(done);
+        if (!done.done) {
+            CoroutineImpl<?> co = CoroutineImpl.current();
+            TimerImpl timer = null;
+            long deadline = 0;
+            if (timeoutNanos >= 0) {
+                deadline = System.nanoTime() + timeoutNanos;
+                timer = co == null ? null : loopWakeUp(co, timeoutNanos);
+            }
+            if (co != null) {
+                co.beginWait(false);
+            }
+            try {
+                while (!done.done) {
+                    if (Thread.interrupted()) {
+                        throw new InterruptedException("interrupted while awaiting " + stage);
+                    }
+                    if (timeoutNanos < 0) {
+                        LockSupport.park(done);
+                    } else if (timer != null) {
+                        if (timer.hasFired()) {
+                            break;
+                        }
+                        LockSupport.park(done);
+                    } else {
+                        long remaining = deadline - System.nanoTime();
+                        if (remaining <= 0) {
+                            break;
+                        }
+                        LockSupport.parkNanos(done, remaining);
+                    }
+                }
+            } finally {
+                if (timer != null) {
+                    timer.cancel();
+                }
+                if (co != null) {
+                    co.endWait(false);
+                }
+            }
+            if (!done.done) {
+                throw new io.cosched.AwaitTimeoutException(new java.util.concurrent.TimeoutException(
+                        "await timed out after " + timeout + " (the stage was left as it was)"));
+            }
+        }
+        return done.result();
+    }
+
+    /** Parks the current thread until {@code finished} reports true; for compute and similar hand-offs. */
+    public static void parkUntil(java.util.function.BooleanSupplier finished, Object blocker, Runnable onInterrupt)
+            throws InterruptedException {
+        if (finished.getAsBoolean()) {
+            return;
+        }
+        CoroutineImpl<?> co = CoroutineImpl.current();
+        if (co != null) {
+            co.beginWait(false);
+        }
+        try {
+            while (!finished.getAsBoolean()) {
+                if (Thread.interrupted()) {
+                    onInterrupt.run();
+                    throw new InterruptedException("interrupted while waiting");
+                }
+                LockSupport.park(blocker);
+            }
+        } finally {
+            if (co != null) {
+                co.endWait(false);
+            }
+        }
+    }
+
+    /** Marks a wait of the current coroutine for the fallback-mode counters; returns it (or null). */
+    public static CoroutineImpl<?> beginWait() {
+        CoroutineImpl<?> co = CoroutineImpl.current();
+        if (co != null) {
+            co.beginWait(false);
+        }
+        return co;
+    }
+
+    public static void endWait(CoroutineImpl<?> co) {
+        if (co != null) {
+            co.endWait(false);
+        }
+    }
+
+    private static final class Completion<T> implements BiConsumer<T, Throwable> {
+        private final Thread waiter;
+        private T value;
+        private Throwable failure;
+        private volatile boolean done; // written last: publishes value and failure
+
+        Completion(Thread waiter) {
+            this.waiter = waiter;
+        }
+
+        @Override
+        public void accept(T v, Throwable e) {
+            value = v;
+            failure = e;
+            done = true;
+            LockSupport.unpark(waiter);
+        }
+
+        T result() {
+            Throwable e = failure;
+            if (e == null) {
+                return value;
+            }
+            Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            if (cause instanceof CancellationException ce) {
+                throw ce;
+            }
+            throw new CompletionException(cause);
+        }
+    }
+}

@@ -1,0 +1,5 @@
+/**
+ * cosched's machinery, not API: the carrier probe, coroutine bookkeeping, carriers and their
+ * queues, the event-loop integration and the timer queue. May change in any release.
+ */
+package io.cosched.internal;

@@ -1,0 +1,216 @@
+package io.cosched;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static io.cosched.TestSupport.carrierName;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+@Timeout(120)
+class IOManagerTest {
+
+    private IOManager io;
+
+    private IOManager start(int threads) {
+        io = IOManager.builder().name("test-io").threads(threads).build();
+        io.start();
+        return io;
+    }
+
+    @AfterEach
+    void stop() {
+        if (io != null) {
+            io.stop(Duration.ofSeconds(10));
+        }
+    }
+
+    @Test
+    void usesEpollWhereNettysNativeTransportIsAvailable() {
+        start(1);
+        assertThat(io.transport()).isEqualTo(Transport.EPOLL);
+        assertThat(io.stats().transport()).isEqualTo("epoll");
+        assertThat(io.stats().type()).isEqualTo("io");
+    }
+
+    @Test
+    @Tag("carrier-only")
+    void coroutinesRunOnTheEpollEventLoopThreads() throws Exception {
+        start(2);
+        String carrier = io.spawn(TestSupport::carrierName).join();
+        assertThat(carrier).matches("test-io-[01]");
+        // and the carrier really is the loop: a task on that loop runs on the same thread
+        String loopThread = io.eventLoopGroup().submit(() -> Thread.currentThread().getName()).get();
+        assertThat(loopThread).matches("test-io-[01]");
+        assertThat(io.spawn(() -> Thread.currentThread().isVirtual()).join()).isTrue();
+    }
+
+    @Test
+    @Tag("carrier-only")
+    void aCoroutineSpawnedFromInsideStaysOnItsParentsLoop() throws Exception {
+        start(2);
+        for (int loop = 0; loop < 2; loop++) {
+            List<String> seen = io.spawnOn(loop, () -> {
+                String parent = carrierName();
+                String child = io.spawn(TestSupport::carrierName).join();
+                String viaGo = Coroutines.go(() -> { }).thread().isVirtual() ? parent : "";
+                Coroutines.sleep(Duration.ofMillis(1)); // and after parking, back on the same loop
+                return List.of(parent, child, viaGo, carrierName());
+            }).join();
+            assertThat(seen).containsOnly("test-io-" + loop);
+        }
+    }
+
+    @Test
+    @Tag("carrier-only")
+    void aCoroutineSpawnedFromAPlainThreadGoesToTheLoopWithFewestCoroutines() throws Exception {
+        start(2);
+        CountDownLatch release = new CountDownLatch(1);
+        for (int i = 0; i < 3; i++) {
+            io.spawnOn(0, () -> {
+                release.await();
+                return null;
+            });
+        }
+        for (int i = 0; i < 5; i++) {
+            assertThat(io.spawn(TestSupport::carrierName).join()).isEqualTo("test-io-1");
+        }
+        release.countDown();
+    }
+
+    @Test
+    void hundredThousandCoroutinesSleepingConcurrentlyAllFinishOnTwoLoops() throws Exception {
+        start(2);
+        int n = 100_000;
+        WaitGroup wg = new WaitGroup(n);
+        AtomicInteger inFlight = new AtomicInteger();
+        AtomicInteger maxInFlight = new AtomicInteger();
+        AtomicInteger failures = new AtomicInteger();
+        for (int i = 0; i < n; i++) {
+            io.execute(() -> {
+                maxInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+                try {
+                    Coroutines.sleep(Duration.ofMillis(50));
+                } catch (InterruptedException e) {
+                    failures.incrementAndGet();
+                } finally {
+                    inFlight.decrementAndGet();
+                    wg.done();
+                }
+            });
+        }
+        assertThat(wg.await(Duration.ofSeconds(90))).as("all finished").isTrue();
+        assertThat(failures).hasValue(0);
+        // two loops, yet tens of thousands asleep at once: they parked instead of holding a thread
+        assertThat(maxInFlight.get()).isGreaterThan(10_000);
+        TestSupport.eventually(Duration.ofSeconds(10), () -> io.stats().coroutines() == 0, () -> io.stats().toString());
+        assertThat(io.stats().completedTasks()).isEqualTo(n);
+    }
+
+    @Test
+    void spawnOnNamesTheValidRangeOfCarriers() {
+        start(2);
+        assertThatThrownBy(() -> io.spawnOn(2, () -> null))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("carrier: 2 (expected: 0..1; IOManager 'test-io' has 2 event loops)");
+        assertThatThrownBy(() -> io.spawnOn(-1, () -> null)).hasMessageContaining("carrier: -1");
+    }
+
+    @Test
+    void spawningBeforeStartOrAfterStopIsRejectedWithTheSchedulersState() {
+        IOManager fresh = IOManager.builder().name("fresh").threads(1).build();
+        assertThatThrownBy(() -> fresh.spawn(() -> 1))
+                .isInstanceOf(RejectedExecutionException.class)
+                .hasMessage("scheduler 'fresh' is NEW (call start() first)");
+        fresh.start();
+        assertThat(fresh.stop(Duration.ofSeconds(5))).isTrue();
+        assertThatThrownBy(() -> fresh.execute(() -> { }))
+                .isInstanceOf(RejectedExecutionException.class)
+                .hasMessage("scheduler 'fresh' is STOPPED (it accepts no new coroutines)");
+        assertThatThrownBy(fresh::start).isInstanceOf(IllegalStateException.class).hasMessageContaining("cannot be restarted");
+    }
+
+    @Test
+    void stopWaitsForSleepingCoroutinesToFinish() throws Exception {
+        start(2);
+        AtomicInteger finished = new AtomicInteger();
+        for (int i = 0; i < 100; i++) {
+            io.spawn(() -> {
+                Coroutines.sleep(Duration.ofMillis(100));
+                return finished.incrementAndGet();
+            });
+        }
+        assertThat(io.stop(Duration.ofSeconds(10))).isTrue();
+        assertThat(finished).hasValue(100);
+        io = null;
+    }
+
+    @Test
+    void aCoroutineStillParkedWhenStopTimesOutLaterFinishesOnTheJdkScheduler() throws Exception {
+        start(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Coroutine<String> parked = io.spawn(() -> {
+            release.await();
+            return "finished after stop";
+        });
+        Coroutine<String> sleeping = io.spawn(() -> {
+            Coroutines.sleep(Duration.ofMillis(300)); // its wake-up timer outlives the loop
+            return "woke after stop";
+        });
+        TestSupport.eventually(Duration.ofSeconds(5),
+                () -> io.stats().sleeping() == 1 && parked.state() != CoroutineState.READY, () -> io.stats().toString());
+        assertThat(io.stop(Duration.ofMillis(50))).as("not drained").isFalse();
+        assertThat(io.stats().coroutines()).isEqualTo(2);
+        release.countDown();
+        assertThat(parked.toFuture().get(10, TimeUnit.SECONDS)).isEqualTo("finished after stop");
+        assertThat(sleeping.toFuture().get(10, TimeUnit.SECONDS)).isEqualTo("woke after stop");
+        io = null;
+    }
+
+    @Test
+    void stopFromInsideTheSchedulerIsRefused() throws Exception {
+        start(1);
+        Coroutine<Void> inside = io.spawn(() -> {
+            io.stop(Duration.ofSeconds(1));
+            return null;
+        });
+        assertThatThrownBy(inside::join).hasCauseInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("stop() called from inside scheduler 'test-io'");
+    }
+
+    @Test
+    void anEpollRequestOnAMachineWithoutItFailsWithATypedExceptionAndAutoFallsBackToNio() throws Exception {
+        TestSupport.Forked run = TestSupport.fork(NoNativeProgram.class,
+                List.of("-Dio.netty.transport.noNative=true", "--enable-native-access=ALL-UNNAMED",
+                        "--add-opens", "java.base/java.lang=ALL-UNNAMED"), Duration.ofSeconds(60));
+        assertThat(run.exitCode()).as(run.output()).isZero();
+        assertThat(run.output())
+                .contains("TransportUnavailableException: transport: EPOLL requested, but Netty's native epoll transport is unavailable")
+                .contains("auto=NIO ran=true");
+    }
+
+    /** Runs with Netty's native transports disabled. */
+    public static final class NoNativeProgram {
+        public static void main(String[] args) throws Exception {
+            try {
+                IOManager.builder().transport(Transport.EPOLL).build();
+                System.exit(3);
+            } catch (TransportUnavailableException e) {
+                System.out.println(e.getClass().getSimpleName() + ": " + e.getMessage());
+            }
+            try (IOManager io = IOManager.builder().threads(1).build()) {
+                io.start();
+                System.out.println("auto=" + io.transport() + " ran=" + io.spawn(() -> true).join());
+            }
+        }
+    }
+}
