@@ -121,17 +121,18 @@ public final class Channel<T> implements Iterable<T> {
             Sender<T> me = new Sender<>(item, lock.newCondition());
             senders.addLast(me);
             itemOrSender.signal();
+            boolean timed = nanos >= 0;
             CoroutineImpl<?> co = Waits.beginWait();
             try {
                 while (!me.taken && !me.failed) {
-                    if (nanos < 0) {
+                    if (!timed) {
                         me.settled.await();
                     } else {
                         if (nanos <= 0) {
                             senders.remove(me);
                             return false;
                         }
-                        nanos = me.settled.awaitNanos(nanos);
+                        nanos = me.settled.awaitNanos(nanos); // may come back negative
                     }
                 }
             } catch (InterruptedException e) {
@@ -173,6 +174,7 @@ public final class Channel<T> implements Iterable<T> {
     }
 
     private T receive0(long nanos) throws InterruptedException {
+        boolean timed = nanos >= 0;
         lock.lockInterruptibly();
         try {
             CoroutineImpl<?> co = null;
@@ -197,19 +199,16 @@ public final class Channel<T> implements Iterable<T> {
                     if (closed) {
                         throw new ChannelClosedException("channel closed and drained");
                     }
-                    if (nanos == 0) {
+                    if (timed && nanos <= 0) {
                         return null;
                     }
                     if (co == null) {
                         co = Waits.beginWait();
                     }
-                    if (nanos < 0) {
+                    if (!timed) {
                         itemOrSender.await();
                     } else {
-                        nanos = itemOrSender.awaitNanos(nanos);
-                        if (nanos <= 0) {
-                            nanos = 0; // one last look above, then null
-                        }
+                        nanos = itemOrSender.awaitNanos(nanos); // <= 0: one last look above, then null
                     }
                 }
             } finally {

@@ -61,6 +61,9 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
     private volatile int permit;     // 1 = a resume() is pending
     private volatile boolean sleeping;
     private final Result<T> result = new Result<>(this);
+    // What the body threw, as thrown: CompletableFuture.get() would strip a CompletionException
+    // (an AwaitTimeoutException, say) down to its cause. Written before the result completes.
+    private Throwable failure;
 
     CoroutineImpl(SchedulerCore scheduler, RunTarget home, Object task, boolean detached) {
         this.scheduler = scheduler;
@@ -168,6 +171,7 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
             }
         } catch (Throwable e) {
             if (casFromAnyLive(FAILED)) {
+                failure = e;
                 result.fail(e);
                 if (detached) {
                     Thread.UncaughtExceptionHandler h = thread.getUncaughtExceptionHandler();
@@ -274,7 +278,12 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
 
     @Override
     public T join() throws InterruptedException, ExecutionException {
-        return result.get();
+        try {
+            return result.get();
+        } catch (ExecutionException e) {
+            Throwable thrown = failure;
+            throw thrown != null && thrown != e.getCause() ? new ExecutionException(thrown) : e;
+        }
     }
 
     @Override

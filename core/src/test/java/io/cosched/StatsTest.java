@@ -1,0 +1,116 @@
+package io.cosched;
+
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static io.cosched.TestSupport.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+
+@Timeout(60)
+class StatsTest {
+
+    private static final String MODE = TestSupport.carrierMode() ? "carrier" : "fallback";
+
+    @Test
+    void aQuietIOManagerReportsExactNumbers() throws Exception {
+        try (IOManager io = IOManager.builder().name("quiet-io").threads(2).build()) {
+            io.start();
+            for (int i = 0; i < 10; i++) {
+                io.spawn(() -> 1).join();
+            }
+            eventually(Duration.ofSeconds(5), () -> io.stats().coroutines() == 0, () -> io.stats().toString());
+            assertThat(io.stats()).isEqualTo(new SchedulerStats("quiet-io", "io", MODE, "epoll", 2, 0, 2, 0, 0, 0, 0,
+                    0, 0, 0, 10, 0));
+        }
+    }
+
+    @Test
+    void aQuietPoolSchedulerReportsExactNumbers() throws Exception {
+        try (PoolScheduler pool = PoolScheduler.builder().name("quiet-pool").threads(3).build()) {
+            pool.start();
+            for (int i = 0; i < 7; i++) {
+                pool.spawn(() -> 1).join();
+            }
+            eventually(Duration.ofSeconds(5), () -> pool.stats().coroutines() == 0, () -> pool.stats().toString());
+            assertThat(pool.stats()).isEqualTo(new SchedulerStats("quiet-pool", "pool", MODE, "none", 3, 0, 3, 0, 0, 0,
+                    0, 0, 0, 0, 7, 0));
+        }
+    }
+
+    @Test
+    void parkedCoroutinesAreCountedAsWaitingOrSleeping() throws Exception {
+        try (IOManager io = IOManager.builder().name("states").threads(2).build()) {
+            io.start();
+            List<Coroutine<Void>> all = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                all.add(io.spawn(() -> {
+                    Coroutines.suspend();
+                    return null;
+                }));
+            }
+            for (int i = 0; i < 3; i++) {
+                all.add(io.spawn(() -> {
+                    Coroutines.sleep(Duration.ofMinutes(1));
+                    return null;
+                }));
+            }
+            eventually(Duration.ofSeconds(5), () -> io.stats().waiting() == 5 && io.stats().sleeping() == 3,
+                    () -> io.stats().toString());
+            SchedulerStats s = io.stats();
+            assertThat(s.coroutines()).isEqualTo(8);
+            assertThat(s.ready()).isZero();
+            assertThat(s.running()).isZero();
+            assertThat(s.timersPending()).isEqualTo(3);
+            all.forEach(Coroutine::cancel);
+            eventually(Duration.ofSeconds(5), () -> io.stats().coroutines() == 0, () -> io.stats().toString());
+            assertThat(io.stats().completedTasks()).isEqualTo(8);
+        }
+    }
+
+    @Test
+    @Tag("carrier-only")
+    void queueDepthRisesWhileTheCarrierIsBusy() throws Exception {
+        try (PoolScheduler pool = PoolScheduler.builder().name("busy").threads(1).build();
+             IOManager io = IOManager.builder().name("busy-io").threads(1).build()) {
+            pool.start();
+            io.start();
+            for (Scheduler s : List.<Scheduler>of(pool, io)) {
+                AtomicBoolean release = new AtomicBoolean();
+                AtomicBoolean spinning = new AtomicBoolean();
+                // holds the only carrier without parking
+                Coroutine<Void> hog = s.spawn(() -> {
+                    spinning.set(true);
+                    while (!release.get()) {
+                        Thread.onSpinWait();
+                    }
+                    return null;
+                });
+                eventually(Duration.ofSeconds(5), spinning::get, hog::toString);
+                List<Coroutine<Integer>> queued = new ArrayList<>();
+                for (int i = 0; i < 10; i++) {
+                    queued.add(s.spawn(() -> 1));
+                }
+                SchedulerStats busy = s.stats();
+                assertThat(busy.queueDepth()).as(s.name()).isGreaterThanOrEqualTo(10);
+                assertThat(busy.ready()).as(s.name()).isEqualTo(10);
+                assertThat(busy.running()).as(s.name()).isEqualTo(1);
+                assertThat(busy.activeThreads()).as(s.name()).isEqualTo(1);
+                assertThat(busy.idleThreads()).as(s.name()).isZero();
+                assertThat(busy.coroutines()).as(s.name()).isEqualTo(11);
+                release.set(true);
+                for (Coroutine<Integer> c : queued) {
+                    c.join();
+                }
+                eventually(Duration.ofSeconds(5), () -> s.stats().queueDepth() == 0 && s.stats().coroutines() == 0,
+                        () -> s.stats().toString());
+                assertThat(s.stats().idleThreads()).isEqualTo(1);
+            }
+        }
+    }
+}
