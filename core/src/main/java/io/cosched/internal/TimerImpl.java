@@ -2,6 +2,8 @@ package io.cosched.internal;
 
 import io.cosched.Timer;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
@@ -9,7 +11,7 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * One timer. Its public methods may run on any thread and change only the fields guarded by
  * {@code this}; the owning loop's {@link TimerQueue} learns of the change through the
- * {@link TimerHost} and keeps its heap entries, which only the loop touches, in step.
+ * {@link TimerHost} and keeps its links, which only the loop touches, in step.
  */
 public final class TimerImpl implements Timer {
 
@@ -17,21 +19,36 @@ public final class TimerImpl implements Timer {
     static final int FIRED = 1;
     static final int CANCELLED = 2;
 
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(TimerImpl.class, "state", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     final TimerHost host;
     private final Runnable task;              // null for a wake-up timer
     private final Thread wakeThread;          // unparked when a wake-up timer fires
     private final WeakReference<Object> condition;
     final boolean recurring;
 
+    // PENDING -> FIRED (one-shot) or CANCELLED, by CAS: cancel needs no lock, and of a cancel and
+    // a firing exactly one wins
+    private volatile int state;
+
     // guarded by this
-    private int state;
     private long delay;      // the delay, or the period of a recurring timer
     private long armedAt;    // when the current delay started counting
     private long deadline;   // armedAt + delay
 
-    // confined to the host's loop: the seq of the heap entry that stands for this timer (0 = none)
-    long heapSeq;
-    long heapDeadline;
+    // confined to the host's loop: where the TimerQueue has linked this timer
+    TimerImpl prev;
+    TimerImpl next;
+    int slot = -1;         // -1: not linked
+    long linkedDeadline;
 
     TimerImpl(TimerHost host, long now, long delay, boolean recurring, Runnable task, Object condition, Thread wakeThread) {
         this.host = host;
@@ -48,11 +65,8 @@ public final class TimerImpl implements Timer {
 
     @Override
     public boolean cancel() {
-        synchronized (this) {
-            if (state != PENDING) {
-                return false;
-            }
-            state = CANCELLED;
+        if (!STATE.compareAndSet(this, PENDING, CANCELLED)) {
+            return false;
         }
         host.cancelled(this);
         return true;
@@ -89,11 +103,11 @@ public final class TimerImpl implements Timer {
 
     // ---- for the owning loop -------------------------------------------------------------------
 
-    synchronized boolean isPending() {
+    boolean isPending() {
         return state == PENDING;
     }
 
-    synchronized boolean hasFired() {
+    boolean hasFired() {
         return state == FIRED;
     }
 
@@ -102,7 +116,7 @@ public final class TimerImpl implements Timer {
     }
 
     /**
-     * Decides, under the lock, whether the heap entry due at {@code entryDeadline} fires now.
+     * Decides, under the lock, whether the timer linked at {@code entryDeadline} fires now.
      *
      * @return {@link #FIRED} to run the task (a one-shot is now done), {@link #PENDING} to run the
      *         task of a recurring timer that has been re-armed for its next period, or -1 to skip:
@@ -113,8 +127,7 @@ public final class TimerImpl implements Timer {
             return -1;
         }
         if (!recurring) {
-            state = FIRED;
-            return FIRED;
+            return STATE.compareAndSet(this, PENDING, FIRED) ? FIRED : -1; // else a cancel won
         }
         long next = deadline + delay;
         if (next - now <= 0) {
@@ -127,24 +140,14 @@ public final class TimerImpl implements Timer {
 
     /** Marks a wake-up timer fired from outside its loop (after the loop stopped) and wakes its thread. */
     void fireDetached() {
-        synchronized (this) {
-            if (state != PENDING) {
-                return;
-            }
-            state = FIRED;
+        if (STATE.compareAndSet(this, PENDING, FIRED)) {
+            LockSupport.unpark(wakeThread);
         }
-        LockSupport.unpark(wakeThread);
     }
 
     /** Cancels a user timer because its loop stopped; returns whether it was pending. */
     boolean cancelForStop() {
-        synchronized (this) {
-            if (state != PENDING) {
-                return false;
-            }
-            state = CANCELLED;
-            return true;
-        }
+        return STATE.compareAndSet(this, PENDING, CANCELLED);
     }
 
     boolean isWakeUp() {

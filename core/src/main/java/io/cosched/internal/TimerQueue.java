@@ -1,212 +1,286 @@
 package io.cosched.internal;
 
-import java.util.Arrays;
 import java.util.function.Consumer;
 
 /**
- * The timers of one loop: a binary min-heap ordered by (deadline, insertion order), confined to
- * the loop's thread.
+ * The timers of one loop: a hierarchical timing wheel (Varghese and Lauck; the Linux and Kafka
+ * timer wheels), confined to the loop's thread.
  *
- * <p>Keys live in primitive arrays next to the timer references, so sifting never dereferences a
- * timer: with a million pending timers that is the difference between a cache miss per level and
- * none. Cancels and moves are lazy: the timer forgets its heap entry ({@link TimerImpl#heapSeq}
- * no longer matches), the entry stays until it surfaces at the top or a purge drops it. So add and
- * cancel are O(1) expected, and a purge, run once stale entries outnumber live ones, keeps memory
- * bounded at about twice the live timers.
+ * <p>Seven levels of 64 slots; a level-0 slot spans one tick of 2^20 ns (about 1 ms), a level-n slot
+ * 64^n ticks, so the wheel spans the 73 years a delay may have. A timer is linked into the level of
+ * the highest 6-bit digit in which its deadline tick differs from the current tick. When the wheel
+ * reaches a slot of a higher level, that slot's timers cascade into lower levels; when it reaches a
+ * level-0 slot, its timers become ready. Add, cancel and move are O(1): an append to or an unlink
+ * from an intrusive doubly-linked list, plus one bit in the level's occupancy mask, which also finds
+ * the next slot to visit without scanning. This is what lets a loop carry a million pending request
+ * timeouts that are nearly all cancelled (a binary heap paid two root-to-leaf sifts per add+cancel).
+ *
+ * <p>Ready timers are still compared with their exact deadline, so a timer never fires early; one
+ * due later within the current tick waits in the ready list and the loop wakes for it exactly.
  */
 public final class TimerQueue {
 
-    private static final int INITIAL_CAPACITY = 64;
-    private static final int PURGE_MIN_STALE = 1024;
+    static final int TICK_SHIFT = 20;           // 2^20 ns = 1.048576 ms per tick
+    private static final int LEVEL_BITS = 6;
+    private static final int SLOTS = 1 << LEVEL_BITS;
+    private static final int LEVELS = 7;        // 2^(20 + 42) ns: more than Durations.MAX_NANOS
+    private static final int READY = LEVELS * SLOTS;
 
-    private long[] deadlines = new long[INITIAL_CAPACITY];
-    private long[] seqs = new long[INITIAL_CAPACITY];
-    private TimerImpl[] timers = new TimerImpl[INITIAL_CAPACITY];
+    private final long origin;
+    private final TimerImpl[] heads = new TimerImpl[READY + 1];
+    private final TimerImpl[] tails = new TimerImpl[READY + 1];
+    private final long[] occupied = new long[LEVELS];
+    private long currentTick;                    // every slot up to this tick has been visited
     private int size;
-    private int stale;
-    private long nextSeq = 1;
 
-    /** Heap entries, live and stale; for tests. */
+    /** @param originNanos the clock's reading now; ticks count from it */
+    public TimerQueue(long originNanos) {
+        this.origin = originNanos;
+    }
+
+    /** Linked timers; for tests and stats. */
     int entries() {
         return size;
     }
 
-    /** Adds an entry for a pending timer at {@code deadline}; an older entry of the timer goes stale. */
+    /** Links a pending timer at {@code deadline}, moving it if it was linked elsewhere. */
     void push(TimerImpl t, long deadline) {
-        if (t.heapSeq != 0) {
-            stale++;
+        if (t.slot >= 0) {
+            unlink(t);
         }
-        long seq = nextSeq++;
-        t.heapSeq = seq;
-        t.heapDeadline = deadline;
-        if (size == timers.length) {
-            if (stale > PURGE_MIN_STALE && stale >= size / 2) {
-                purge();
-            }
-            if (size == timers.length) {
-                int capacity = timers.length * 2;
-                deadlines = Arrays.copyOf(deadlines, capacity);
-                seqs = Arrays.copyOf(seqs, capacity);
-                timers = Arrays.copyOf(timers, capacity);
-            }
+        t.linkedDeadline = deadline;
+        long tick = (deadline - origin) >> TICK_SHIFT;
+        int index;
+        if (tick <= currentTick) {
+            index = READY;
+        } else {
+            int level = (63 - Long.numberOfLeadingZeros(tick ^ currentTick)) / LEVEL_BITS;
+            int slot = (int) (tick >>> (level * LEVEL_BITS)) & (SLOTS - 1);
+            index = level * SLOTS + slot;
+            occupied[level] |= 1L << slot;
         }
-        siftUp(size++, deadline, seq, t);
+        append(index, t);
     }
 
-    /** Brings the heap in line with a change made to {@code t} on another thread. */
+    /** Brings the wheel in line with a change made to {@code t} on another thread. */
     void sync(TimerImpl t) {
         long deadline = t.deadline();
         if (!t.isPending()) {
             forget(t);
-        } else if (t.heapSeq == 0 || t.heapDeadline != deadline) {
+        } else if (t.slot < 0 || t.linkedDeadline != deadline) {
             push(t, deadline);
         }
     }
 
-    /** Drops {@code t}'s entry (it was cancelled). */
+    /** Unlinks {@code t} (it was cancelled). */
     void forget(TimerImpl t) {
-        if (t.heapSeq != 0) {
-            t.heapSeq = 0;
-            stale++;
+        if (t.slot >= 0) {
+            unlink(t);
         }
     }
 
-    /** Whether any entry remains; the top may be stale, which only costs an early wake-up. */
     boolean isEmpty() {
-        dropStaleTop();
         return size == 0;
     }
 
-    /** The earliest deadline; only valid when {@link #isEmpty()} is false. */
-    long topDeadline() {
-        return deadlines[0];
+    /**
+     * When the loop must next look at the wheel: the earliest exact deadline among ready timers, or
+     * the start of the next occupied slot's tick. Only valid when {@link #isEmpty()} is false.
+     */
+    long nextWakeNanos() {
+        TimerImpl r = heads[READY];
+        if (r != null) {
+            long earliest = r.linkedDeadline;
+            for (r = r.next; r != null; r = r.next) {
+                if (r.linkedDeadline - earliest < 0) {
+                    earliest = r.linkedDeadline;
+                }
+            }
+            return earliest;
+        }
+        return origin + (nextEventTick() << TICK_SHIFT);
     }
 
     /**
      * Fires every timer due at {@code now}: decides under each timer's lock whether it fires,
-     * re-arms recurring ones, and hands the firing ones to {@code fire} in deadline order.
+     * re-arms recurring ones, and hands the firing ones to {@code fire}.
      *
      * @return how many fired
      */
     int expire(long now, Consumer<TimerImpl> fire) {
+        advance((now - origin) >> TICK_SHIFT);
+        // Take the ready list as it is now: timers linked while firing (re-armed, moved) wait for
+        // the next call, so a tiny period cannot keep this loop going.
+        TimerImpl t = heads[READY];
+        heads[READY] = null;
+        tails[READY] = null;
         int fired = 0;
-        while (size > 0 && deadlines[0] - now <= 0) {
-            TimerImpl t = timers[0];
-            long seq = seqs[0];
-            long deadline = deadlines[0];
-            removeTop();
-            if (t.heapSeq != seq) {
-                stale--;
-                continue;
-            }
-            t.heapSeq = 0;
-            int claim = t.claim(deadline, now);
-            if (claim < 0) {
-                // cancelled, or moved by another thread and the news is still in the inbox
-                if (t.isPending()) {
-                    push(t, t.deadline());
+        while (t != null) {
+            TimerImpl next = t.next;
+            t.prev = null;
+            t.next = null;
+            t.slot = -1;
+            size--;
+            if (t.linkedDeadline - now > 0) {
+                append(READY, t); // due later within this tick
+            } else {
+                int claim = t.claim(t.linkedDeadline, now);
+                if (claim < 0) {
+                    // cancelled, or moved by another thread and the news is still in the inbox
+                    if (t.isPending()) {
+                        push(t, t.deadline());
+                    }
+                } else {
+                    if (claim == TimerImpl.PENDING) {
+                        push(t, t.deadline()); // recurring: its next period, before the task can cancel it
+                    }
+                    fire.accept(t);
+                    fired++;
                 }
-                continue;
             }
-            if (claim == TimerImpl.PENDING) {
-                push(t, t.deadline()); // recurring: its next period, before the task can cancel it
-            }
-            fire.accept(t);
-            fired++;
+            t = next;
         }
         return fired;
     }
 
-    /** Empties the queue, handing each timer that still has a live entry to {@code each}. */
+    /** Empties the wheel, handing every linked timer to {@code each}. */
     void drain(Consumer<TimerImpl> each) {
-        for (int i = 0; i < size; i++) {
-            TimerImpl t = timers[i];
-            if (t.heapSeq == seqs[i]) {
-                t.heapSeq = 0;
+        for (int i = 0; i <= READY; i++) {
+            TimerImpl t = heads[i];
+            heads[i] = null;
+            tails[i] = null;
+            while (t != null) {
+                TimerImpl next = t.next;
+                t.prev = null;
+                t.next = null;
+                t.slot = -1;
                 each.accept(t);
+                t = next;
             }
-            timers[i] = null;
         }
+        java.util.Arrays.fill(occupied, 0);
         size = 0;
-        stale = 0;
     }
 
-    private void dropStaleTop() {
-        while (size > 0 && timers[0].heapSeq != seqs[0]) {
-            removeTop();
-            stale--;
-        }
-    }
+    // ---- the wheel -----------------------------------------------------------------------------
 
-    private void purge() {
-        int kept = 0;
-        for (int i = 0; i < size; i++) {
-            TimerImpl t = timers[i];
-            if (t.heapSeq == seqs[i]) {
-                deadlines[kept] = deadlines[i];
-                seqs[kept] = seqs[i];
-                timers[kept] = t;
-                kept++;
+    /** Visits every occupied slot up to {@code nowTick}: cascades higher levels, readies level 0. */
+    private void advance(long nowTick) {
+        while (currentTick < nowTick) {
+            long next = nextEventTick();
+            if (next > nowTick) {
+                currentTick = nowTick;
+                return;
+            }
+            currentTick = next;
+            // higher levels first: what they cascade may land in the level-0 slot of this same tick
+            for (int level = LEVELS - 1; level >= 1; level--) {
+                int shift = level * LEVEL_BITS;
+                if ((next & ((1L << shift) - 1)) == 0) {
+                    int slot = (int) (next >>> shift) & (SLOTS - 1);
+                    if ((occupied[level] & (1L << slot)) != 0) {
+                        cascade(level * SLOTS + slot);
+                    }
+                }
+            }
+            int slot0 = (int) next & (SLOTS - 1);
+            if ((occupied[0] & (1L << slot0)) != 0) {
+                TimerImpl t = takeSlot(slot0);
+                while (t != null) {
+                    TimerImpl following = t.next;
+                    t.prev = null;
+                    t.next = null;
+                    append(READY, t);
+                    t = following;
+                }
             }
         }
-        Arrays.fill(timers, kept, size, null);
-        size = kept;
-        stale = 0;
-        for (int i = (size >>> 1) - 1; i >= 0; i--) {
-            siftDown(i, deadlines[i], seqs[i], timers[i]);
-        }
     }
 
-    private void removeTop() {
-        int last = --size;
-        long d = deadlines[last];
-        long s = seqs[last];
-        TimerImpl t = timers[last];
-        timers[last] = null;
-        if (last > 0) {
-            siftDown(0, d, s, t);
-        }
-    }
-
-    private static boolean before(long d1, long s1, long d2, long s2) {
-        long diff = d1 - d2; // overflow-safe comparison of nanoTime values
-        return diff < 0 || (diff == 0 && s1 < s2);
-    }
-
-    private void siftUp(int i, long d, long s, TimerImpl t) {
-        while (i > 0) {
-            int parent = (i - 1) >>> 1;
-            if (!before(d, s, deadlines[parent], seqs[parent])) {
-                break;
+    /** The smallest tick after {@link #currentTick} at which an occupied slot comes up, or Long.MAX_VALUE. */
+    private long nextEventTick() {
+        long best = Long.MAX_VALUE;
+        for (int level = 0; level < LEVELS; level++) {
+            long mask = occupied[level];
+            if (mask == 0) {
+                continue;
             }
-            deadlines[i] = deadlines[parent];
-            seqs[i] = seqs[parent];
-            timers[i] = timers[parent];
-            i = parent;
+            int shift = level * LEVEL_BITS;
+            int digit = (int) (currentTick >>> shift) & (SLOTS - 1);
+            // Only slots after the current digit can be occupied: a timer is linked at a digit above
+            // the current one, and a slot is emptied when the wheel reaches it.
+            long later = digit == SLOTS - 1 ? 0 : mask & (-1L << (digit + 1));
+            if (later == 0) {
+                continue;
+            }
+            int slot = Long.numberOfTrailingZeros(later);
+            long blockBase = (currentTick >>> (shift + LEVEL_BITS)) << (shift + LEVEL_BITS);
+            long tick = blockBase | ((long) slot << shift);
+            if (tick < best) {
+                best = tick;
+            }
         }
-        deadlines[i] = d;
-        seqs[i] = s;
-        timers[i] = t;
+        return best;
     }
 
-    private void siftDown(int i, long d, long s, TimerImpl t) {
-        int half = size >>> 1;
-        while (i < half) {
-            int child = 2 * i + 1;
-            int right = child + 1;
-            if (right < size && before(deadlines[right], seqs[right], deadlines[child], seqs[child])) {
-                child = right;
-            }
-            if (!before(deadlines[child], seqs[child], d, s)) {
-                break;
-            }
-            deadlines[i] = deadlines[child];
-            seqs[i] = seqs[child];
-            timers[i] = timers[child];
-            i = child;
+    private void cascade(int index) {
+        TimerImpl t = takeSlot(index);
+        while (t != null) {
+            TimerImpl next = t.next;
+            t.prev = null;
+            t.next = null;
+            push(t, t.linkedDeadline);
+            t = next;
         }
-        deadlines[i] = d;
-        seqs[i] = s;
-        timers[i] = t;
+    }
+
+    /** Detaches a whole slot's list; its timers count as unlinked until re-linked. */
+    private TimerImpl takeSlot(int index) {
+        TimerImpl head = heads[index];
+        heads[index] = null;
+        tails[index] = null;
+        occupied[index / SLOTS] &= ~(1L << (index & (SLOTS - 1)));
+        for (TimerImpl t = head; t != null; t = t.next) {
+            t.slot = -1;
+            size--;
+        }
+        return head;
+    }
+
+    private void append(int index, TimerImpl t) {
+        TimerImpl tail = tails[index];
+        t.prev = tail;
+        t.next = null;
+        if (tail == null) {
+            heads[index] = t;
+        } else {
+            tail.next = t;
+        }
+        tails[index] = t;
+        t.slot = index;
+        size++;
+    }
+
+    private void unlink(TimerImpl t) {
+        int index = t.slot;
+        TimerImpl prev = t.prev;
+        TimerImpl next = t.next;
+        if (prev == null) {
+            heads[index] = next;
+        } else {
+            prev.next = next;
+        }
+        if (next == null) {
+            tails[index] = prev;
+        } else {
+            next.prev = prev;
+        }
+        t.prev = null;
+        t.next = null;
+        t.slot = -1;
+        size--;
+        if (heads[index] == null && index < READY) {
+            occupied[index / SLOTS] &= ~(1L << (index & (SLOTS - 1)));
+        }
     }
 }

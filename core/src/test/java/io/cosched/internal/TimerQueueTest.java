@@ -21,7 +21,7 @@ class TimerQueueTest {
     /** A loop of one thread (the test's), with a clock the test moves. */
     static final class ManualLoop implements TimerHost {
         long now = 1_000 * MS;
-        final TimerQueue queue = new TimerQueue();
+        final TimerQueue queue = new TimerQueue(now);
         int pending;
         final List<String> log = new ArrayList<>();
 
@@ -244,8 +244,92 @@ class TimerQueueTest {
             loop.add(30_000 + i % 1000, false, "drop").cancel();
         }
         assertThat(loop.pending).isEqualTo(100);
-        assertThat(loop.queue.entries()).as("stale entries are purged").isLessThan(10_000);
+        assertThat(loop.queue.entries()).as("cancelled timers are unlinked at once").isEqualTo(100);
         loop.advance(120_000);
         assertThat(loop.log).hasSize(100).allMatch(s -> s.startsWith("keep"));
+    }
+
+    @Test
+    void timersAcrossEveryLevelOfTheWheelFireOnceNeverEarlyAndOnTheFirstExpiryAfterTheirDeadline() {
+        java.util.Random random = new java.util.Random(42);
+        long[] scales = {0, 1, 50, 3_000, 200_000, 15_000_000, 2_000_000_000L}; // ms: every level
+        java.util.Map<TimerImpl, long[]> live = new java.util.HashMap<>(); // timer -> {deadline, fired}
+        List<TimerImpl> all = new ArrayList<>();
+        TimerHost host = loop;
+        for (int step = 0; step < 20_000; step++) {
+            int action = random.nextInt(10);
+            if (action < 5) {
+                long scale = scales[random.nextInt(scales.length)];
+                long delay = scale == 0 ? 0 : (long) (random.nextDouble() * scale * MS) + random.nextInt(1000);
+                long[] record = new long[2];
+                TimerImpl[] self = new TimerImpl[1];
+                self[0] = new TimerImpl(host, loop.now, delay, false, () -> {
+                    assertThat(record[1]).as("fired once").isZero();
+                    assertThat(loop.now).as("never early").isGreaterThanOrEqualTo(record[0]);
+                    record[1] = loop.now;
+                }, null, null);
+                record[0] = loop.now + delay;
+                loop.queue.push(self[0], self[0].deadline());
+                live.put(self[0], record);
+                all.add(self[0]);
+            } else if (action < 6 && !all.isEmpty()) {
+                TimerImpl t = all.get(random.nextInt(all.size()));
+                if (t.cancel()) {
+                    live.remove(t);
+                }
+            } else if (action < 7 && !all.isEmpty()) {
+                TimerImpl t = all.get(random.nextInt(all.size()));
+                long delay = (long) (random.nextDouble() * scales[random.nextInt(scales.length)] * MS);
+                if (t.reset(Duration.ofNanos(delay), true)) {
+                    live.get(t)[0] = loop.now + delay;
+                }
+            } else {
+                long jump = random.nextInt(4) == 0 ? (long) (random.nextDouble() * 30_000_000L * MS)
+                        : random.nextInt(5_000) * 1_000L;
+                loop.now += jump;
+                loop.queue.expire(loop.now, TimerImpl::runTask);
+                // everything due by now has fired: nothing is late past the expiry that covers it
+                for (long[] record : live.values()) {
+                    if (record[0] <= loop.now) {
+                        assertThat(record[1]).as("fired by the first expiry after its deadline").isNotZero();
+                    }
+                }
+            }
+        }
+        loop.now += 3_000_000_000L * MS;
+        loop.queue.expire(loop.now, TimerImpl::runTask);
+        assertThat(live.values()).allMatch(r -> r[1] != 0);
+        assertThat(loop.queue.isEmpty()).isTrue();
+    }
+
+    @Test
+    void theLoopIsWokenAtTheExactDeadlineOfATimerDueWithinTheCurrentTick() {
+        loop.add(0, false, "now");
+        TimerImpl soon = new TimerImpl(loop, loop.now, 300_000, false, () -> loop.log.add("300us"), null, null);
+        loop.queue.push(soon, soon.deadline());
+        loop.advance(0);
+        assertThat(loop.log).containsExactly("now");
+        assertThat(loop.queue.nextWakeNanos()).isEqualTo(soon.deadline());
+        loop.now += 299_999;
+        loop.queue.expire(loop.now, TimerImpl::runTask);
+        assertThat(loop.log).containsExactly("now");
+        loop.now += 1;
+        loop.queue.expire(loop.now, TimerImpl::runTask);
+        assertThat(loop.log).containsExactly("now", "300us");
+    }
+
+    @Test
+    void aTimerAnHourAwayIsVisitedOnlyAtTheSlotsThatCascadeIt() {
+        loop.add(3_600_000, false, "hour");
+        int wakes = 0;
+        while (loop.log.isEmpty()) {
+            long wake = loop.queue.nextWakeNanos();
+            assertThat(wake).isGreaterThan(loop.now);
+            loop.now = wake;
+            loop.queue.expire(loop.now, TimerImpl::runTask);
+            wakes++;
+        }
+        assertThat(loop.now).isGreaterThanOrEqualTo(1_000 * MS + 3_600_000 * MS);
+        assertThat(wakes).as("one wake per level it cascades through, not one per tick").isLessThanOrEqualTo(7);
     }
 }
