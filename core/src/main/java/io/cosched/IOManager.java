@@ -6,7 +6,6 @@ import io.netty.channel.EventLoopGroup;
 
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.Callable;
 
 /**
  * A scheduler whose carriers are the event loops of a Netty 4.2 {@code MultiThreadIoEventLoopGroup}
@@ -28,48 +27,19 @@ import java.util.concurrent.Callable;
  * }
  * }</pre>
  */
-public final class IOManager implements Scheduler {
+public final class IOManager extends CoroutineScheduler {
 
     private final IoRuntime runtime;
     private final Transport transport;
 
-    private IOManager(Builder b) {
-        this.runtime = new IoRuntime(b.name, b.threads, b.transport, b.daemon, b.requireCarrierMode);
+    private IOManager(IoRuntime runtime) {
+        super(runtime);
+        this.runtime = runtime;
         this.transport = "epoll".equals(runtime.transportName()) ? Transport.EPOLL : Transport.NIO;
     }
 
     public static Builder builder() {
         return new Builder();
-    }
-
-    @Override
-    public String name() {
-        return runtime.name();
-    }
-
-    @Override
-    public <T> Coroutine<T> spawn(Callable<T> task) {
-        return runtime.spawn(task, runtime.place(), false);
-    }
-
-    @Override
-    public Coroutine<Void> spawn(Runnable task) {
-        return runtime.spawn(task, runtime.place(), false);
-    }
-
-    @Override
-    public <T> Coroutine<T> spawnOn(int carrier, Callable<T> task) {
-        return runtime.spawn(task, runtime.carrier(carrier), false);
-    }
-
-    @Override
-    public void execute(Runnable task) {
-        runtime.spawn(task, runtime.place(), true);
-    }
-
-    @Override
-    public SchedulerStats stats() {
-        return runtime.stats("io", runtime.transportName());
     }
 
     /** Starts the event loop threads. The first IOManager started also serves {@link Coroutines#go} from plain threads. */
@@ -100,49 +70,26 @@ public final class IOManager implements Scheduler {
         return transport;
     }
 
-    @Override
-    public String toString() {
-        return runtime.toString();
-    }
-
-    /** Builds an {@link IOManager}; every argument is checked by {@link #build()}. */
-    public static final class Builder {
-        private String name = "cosched-io";
-        private int threads = Builders.defaultThreads();
+    /**
+     * Builds an {@link IOManager}: {@code name} (default {@code cosched-io}), {@code threads} (event
+     * loops), {@code transport}, {@code daemon}, {@code requireCarrierMode}. Every argument is
+     * checked by {@link #build()}.
+     */
+    public static final class Builder extends CoroutineScheduler.Builder<Builder> {
         private Transport transport = Transport.AUTO;
-        private boolean daemon;
-        private boolean requireCarrierMode;
 
         private Builder() {
+            super("cosched-io");
         }
 
-        /** Scheduler name; loop threads are named {@code <name>-<index>}. Default {@code cosched-io}. */
-        public Builder name(String name) {
-            this.name = name;
+        @Override
+        Builder self() {
             return this;
         }
 
-        /** Event loops. Default: available processors. */
-        public Builder threads(int threads) {
-            this.threads = threads;
-            return this;
-        }
-
-        /** {@code AUTO} (default), {@code EPOLL} or {@code NIO}. */
+        /** {@code AUTO} (default: epoll where available, else NIO), {@code EPOLL} or {@code NIO}. */
         public Builder transport(Transport transport) {
             this.transport = transport;
-            return this;
-        }
-
-        /** Whether loop threads are daemon threads. Default false, as in Netty. */
-        public Builder daemon(boolean daemon) {
-            this.daemon = daemon;
-            return this;
-        }
-
-        /** See {@link PoolScheduler.Builder#requireCarrierMode(boolean)}. Default false. */
-        public Builder requireCarrierMode(boolean require) {
-            this.requireCarrierMode = require;
             return this;
         }
 
@@ -151,10 +98,9 @@ public final class IOManager implements Scheduler {
          * @throws CarrierModeUnavailableException if carrier mode is required and unavailable
          */
         public IOManager build() {
-            Builders.name(name);
-            Builders.threads(threads);
+            check();
             Objects.requireNonNull(transport, "transport: null (expected: AUTO, EPOLL or NIO)");
-            return new IOManager(this);
+            return new IOManager(new IoRuntime(name, threads, transport, daemon, requireCarrierMode));
         }
     }
 }

@@ -3,7 +3,6 @@ package io.cosched;
 import io.cosched.internal.PoolRuntime;
 
 import java.time.Duration;
-import java.util.concurrent.Callable;
 
 /**
  * sylar's N-M scheduler: {@code threads} platform carriers run any number of coroutines. Unbound
@@ -22,46 +21,17 @@ import java.util.concurrent.Callable;
  * }
  * }</pre>
  */
-public final class PoolScheduler implements Scheduler {
+public final class PoolScheduler extends CoroutineScheduler {
 
     private final PoolRuntime runtime;
 
-    private PoolScheduler(Builder b) {
-        this.runtime = new PoolRuntime(b.name, b.threads, b.useCaller, b.daemon, b.requireCarrierMode);
+    private PoolScheduler(PoolRuntime runtime) {
+        super(runtime);
+        this.runtime = runtime;
     }
 
     public static Builder builder() {
         return new Builder();
-    }
-
-    @Override
-    public String name() {
-        return runtime.name();
-    }
-
-    @Override
-    public <T> Coroutine<T> spawn(Callable<T> task) {
-        return runtime.spawn(task, runtime.place(), false);
-    }
-
-    @Override
-    public Coroutine<Void> spawn(Runnable task) {
-        return runtime.spawn(task, runtime.place(), false);
-    }
-
-    @Override
-    public <T> Coroutine<T> spawnOn(int carrier, Callable<T> task) {
-        return runtime.spawn(task, runtime.carrier(carrier), false);
-    }
-
-    @Override
-    public void execute(Runnable task) {
-        runtime.spawn(task, runtime.place(), true);
-    }
-
-    @Override
-    public SchedulerStats stats() {
-        return runtime.stats("pool", "none");
     }
 
     @Override
@@ -85,31 +55,20 @@ public final class PoolScheduler implements Scheduler {
         return runtime.stop(timeout);
     }
 
-    @Override
-    public String toString() {
-        return runtime.toString();
-    }
-
-    /** Builds a {@link PoolScheduler}; every argument is checked by {@link #build()}. */
-    public static final class Builder {
-        private String name = "cosched";
-        private int threads = Builders.defaultThreads();
+    /**
+     * Builds a {@link PoolScheduler}: {@code name} (default {@code cosched}), {@code threads},
+     * {@code useCaller}, {@code daemon}, {@code requireCarrierMode}. Every argument is checked by
+     * {@link #build()}.
+     */
+    public static final class Builder extends CoroutineScheduler.Builder<Builder> {
         private boolean useCaller;
-        private boolean daemon;
-        private boolean requireCarrierMode;
 
         private Builder() {
+            super("cosched");
         }
 
-        /** Scheduler name; carrier threads are named {@code <name>-<index>}. Default {@code cosched}. */
-        public Builder name(String name) {
-            this.name = name;
-            return this;
-        }
-
-        /** Carriers, counting the caller with {@code useCaller}. Default: available processors. */
-        public Builder threads(int threads) {
-            this.threads = threads;
+        @Override
+        Builder self() {
             return this;
         }
 
@@ -119,26 +78,10 @@ public final class PoolScheduler implements Scheduler {
             return this;
         }
 
-        /** Whether carrier threads are daemon threads. Default false: a running scheduler keeps the JVM alive. */
-        public Builder daemon(boolean daemon) {
-            this.daemon = daemon;
-            return this;
-        }
-
-        /**
-         * Fail {@link #build()} with {@link CarrierModeUnavailableException} instead of falling back
-         * to ordinary virtual threads when the JVM lacks {@code --add-opens java.base/java.lang=ALL-UNNAMED}.
-         * Default false.
-         */
-        public Builder requireCarrierMode(boolean require) {
-            this.requireCarrierMode = require;
-            return this;
-        }
-
+        /** @throws CarrierModeUnavailableException if carrier mode is required and unavailable */
         public PoolScheduler build() {
-            Builders.name(name);
-            Builders.threads(threads);
-            return new PoolScheduler(this);
+            check();
+            return new PoolScheduler(new PoolRuntime(name, threads, useCaller, daemon, requireCarrierMode));
         }
     }
 }

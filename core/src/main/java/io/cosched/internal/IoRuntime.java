@@ -106,7 +106,7 @@ public final class IoRuntime extends SchedulerCore {
         return best;
     }
 
-    /** Carrier {@code index}, checked. */
+    @Override
     public LoopCarrier carrier(int index) {
         if (index < 0 || index >= carriers.length) {
             throw new IllegalArgumentException("carrier: " + index + " (expected: 0.." + (carriers.length - 1)
@@ -127,21 +127,11 @@ public final class IoRuntime extends SchedulerCore {
         checkNotInside("stop()");
         long deadline = System.nanoTime() + timeoutNanos;
         if (!markStopping()) {
-            return awaitStopped(deadline);
+            return awaitDrainedUninterruptibly(deadline); // another thread is stopping it
         }
-        boolean drained;
-        try {
-            drained = awaitDrained(deadline);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            drained = liveCoroutines() == 0;
-        }
+        boolean drained = awaitDrainedUninterruptibly(deadline);
         if (!drained) {
-            var s = stats("io", transport.name());
-            LOG.log(System.Logger.Level.WARNING, "IOManager ''{0}'' stop timed out after {1}: {2} coroutines still "
-                    + "live (ready={3}, running={4}, waiting={5}, sleeping={6}); they go on running on the JDK''s "
-                    + "default virtual-thread scheduler", name, timeout, s.coroutines(), s.ready(), s.running(),
-                    s.waiting(), s.sleeping());
+            reportUndrained("IOManager", timeout);
         }
         group.shutdownGracefully(0, 0, TimeUnit.NANOSECONDS);
         if (!group.terminationFuture().awaitUninterruptibly(LOOP_TERMINATION_NANOS, TimeUnit.NANOSECONDS)) {
@@ -151,15 +141,6 @@ public final class IoRuntime extends SchedulerCore {
         closeCarriers();
         markStopped();
         return drained;
-    }
-
-    private boolean awaitStopped(long deadline) {
-        try {
-            awaitDrained(deadline);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        return liveCoroutines() == 0;
     }
 
     /** Once the loops have terminated: hand queued continuations and sleeping coroutines' timers over. */
@@ -181,6 +162,11 @@ public final class IoRuntime extends SchedulerCore {
     }
 
     // ---- stats ---------------------------------------------------------------------------------
+
+    @Override
+    public io.cosched.SchedulerStats stats() {
+        return stats("io", transport.name());
+    }
 
     @Override
     protected CarrierCounts carrierCounts() {

@@ -5,11 +5,9 @@ import io.netty.util.concurrent.SingleThreadEventExecutor;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One event loop of an IOManager as a carrier. Coroutine steps homed here go into this carrier's
@@ -40,9 +38,7 @@ public final class LoopCarrier extends CarrierBase implements RunTarget, Runnabl
     private final String threadName;
     private final boolean daemon;
     private final Executor orphans;
-    private final ConcurrentLinkedQueue<Runnable> queue = new ConcurrentLinkedQueue<>();
-    private final AtomicLong queuedSteps = new AtomicLong();
-    private final AtomicLong queuedForeign = new AtomicLong();
+    private final RunQueue queue = new RunQueue();
     private final AtomicInteger live = new AtomicInteger();
     final LoopTimers timers;
     private volatile IoEventLoop loop;
@@ -82,14 +78,14 @@ public final class LoopCarrier extends CarrierBase implements RunTarget, Runnabl
 
     @Override
     public void submitStep(CoroutineImpl<?> coroutine) {
-        queuedSteps.incrementAndGet();
-        enqueue(coroutine);
+        queue.offerStep(coroutine);
+        afterOffer();
     }
 
     @Override
     public void submitForeign(Runnable continuation) {
-        queuedForeign.incrementAndGet();
-        enqueue(continuation);
+        queue.offerForeign(continuation);
+        afterOffer();
     }
 
     @Override
@@ -107,8 +103,7 @@ public final class LoopCarrier extends CarrierBase implements RunTarget, Runnabl
         return live.get();
     }
 
-    private void enqueue(Runnable item) {
-        queue.offer(item);
+    private void afterOffer() {
         if (closed) {
             drainToOrphans(); // close() may have drained before our offer
         } else if (drainScheduled == 0 && DRAIN_SCHEDULED.compareAndSet(this, 0, 1)) {
@@ -131,7 +126,6 @@ public final class LoopCarrier extends CarrierBase implements RunTarget, Runnabl
             if (item == null) {
                 break;
             }
-            countOut(item);
             runQueued(item);
         }
         // Clear the flag before looking at the queue again: a submitter that offered after our last
@@ -147,28 +141,14 @@ public final class LoopCarrier extends CarrierBase implements RunTarget, Runnabl
         }
     }
 
-    private void countOut(Runnable item) {
-        if (item instanceof CoroutineImpl<?>) {
-            queuedSteps.decrementAndGet();
-        } else {
-            queuedForeign.decrementAndGet();
-        }
-    }
-
     private void drainToOrphans() {
-        Runnable item;
-        while ((item = queue.poll()) != null) {
-            countOut(item);
-            orphans.execute(item instanceof CoroutineImpl<?> co ? co.orphanStep() : item);
-        }
+        queue.drainTo(orphans);
     }
 
     /** After the loop terminated: everything queued now and later goes to the JDK's default scheduler. */
     int close() {
         closed = true;
-        int handedOver = queue.size();
-        drainToOrphans();
-        return handedOver;
+        return queue.drainTo(orphans);
     }
 
     boolean isClosed() {
@@ -179,16 +159,15 @@ public final class LoopCarrier extends CarrierBase implements RunTarget, Runnabl
 
     /** Coroutine steps queued here. */
     public long readySteps() {
-        return Math.max(0, queuedSteps.get());
+        return queue.readySteps();
     }
 
     /** Everything waiting for this loop: queued coroutine steps and continuations, and Netty's other tasks. */
     public long queueDepth() {
-        long ours = queuedSteps.get() + queuedForeign.get();
         long netty = loop instanceof SingleThreadEventExecutor e ? e.pendingTasks() : 0;
         // our own drain task sits in Netty's queue while scheduled; it is not extra work
         netty -= drainScheduled;
-        return Math.max(0, ours) + Math.max(0, netty);
+        return queue.depth() + Math.max(0, netty);
     }
 
     public int timersPending() {

@@ -2,8 +2,6 @@ package io.cosched.internal;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -37,9 +35,7 @@ final class PoolCarrier extends CarrierBase implements RunTarget {
 
     private final PoolRuntime pool;
     final String threadName;
-    private final ConcurrentLinkedQueue<Runnable> bound = new ConcurrentLinkedQueue<>();
-    private final AtomicLong boundSteps = new AtomicLong();
-    private final AtomicLong boundForeign = new AtomicLong();
+    private final RunQueue bound = new RunQueue();
     private volatile int parkState = BUSY;
 
     PoolCarrier(PoolRuntime pool, int index, String threadName) {
@@ -57,14 +53,14 @@ final class PoolCarrier extends CarrierBase implements RunTarget {
 
     @Override
     public void submitStep(CoroutineImpl<?> coroutine) {
-        boundSteps.incrementAndGet();
-        enqueue(coroutine);
+        bound.offerStep(coroutine);
+        afterOffer();
     }
 
     @Override
     public void submitForeign(Runnable continuation) {
-        boundForeign.incrementAndGet();
-        enqueue(continuation);
+        bound.offerForeign(continuation);
+        afterOffer();
     }
 
     @Override
@@ -75,40 +71,24 @@ final class PoolCarrier extends CarrierBase implements RunTarget {
     public void coroutineFinished() {
     }
 
-    private void enqueue(Runnable item) {
-        bound.offer(item);
+    private void afterOffer() {
         if (pool.isClosed()) {
-            drainToOrphans();
+            pool.drainToOrphans(bound); // stop() may have drained before our offer
         } else {
             wake();
         }
     }
 
     long readySteps() {
-        return Math.max(0, boundSteps.get());
+        return bound.readySteps();
     }
 
     long queueDepth() {
-        return Math.max(0, boundSteps.get() + boundForeign.get());
+        return bound.depth();
     }
 
-    private Runnable pollBound() {
-        Runnable item = bound.poll();
-        if (item != null) {
-            if (item instanceof CoroutineImpl<?>) {
-                boundSteps.decrementAndGet();
-            } else {
-                boundForeign.decrementAndGet();
-            }
-        }
-        return item;
-    }
-
-    void drainToOrphans() {
-        Runnable item;
-        while ((item = pollBound()) != null) {
-            pool.orphan(item);
-        }
+    RunQueue boundQueue() {
+        return bound;
     }
 
     // ---- parking -------------------------------------------------------------------------------
@@ -140,10 +120,10 @@ final class PoolCarrier extends CarrierBase implements RunTarget {
                 tick = 0;
                 item = pool.pollShared();
                 if (item == null) {
-                    item = pollBound();
+                    item = bound.poll();
                 }
             } else {
-                item = pollBound();
+                item = bound.poll();
                 if (item == null) {
                     item = pool.pollShared();
                 }

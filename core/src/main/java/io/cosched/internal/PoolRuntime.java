@@ -1,12 +1,10 @@
 package io.cosched.internal;
 
 import java.time.Duration;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -24,9 +22,7 @@ public final class PoolRuntime extends SchedulerCore {
     private final boolean daemon;
     private final Executor orphans;
     private final SharedTarget shared = new SharedTarget();
-    private final ConcurrentLinkedQueue<Runnable> sharedQueue = new ConcurrentLinkedQueue<>();
-    private final AtomicLong sharedSteps = new AtomicLong();
-    private final AtomicLong sharedForeign = new AtomicLong();
+    private final RunQueue sharedQueue = new RunQueue();
     private final AtomicInteger idle = new AtomicInteger();
     private final AtomicInteger wakeCursor = new AtomicInteger();
     private final AtomicBoolean callerTaken = new AtomicBoolean();
@@ -83,6 +79,7 @@ public final class PoolRuntime extends SchedulerCore {
         return shared;
     }
 
+    @Override
     public RunTarget carrier(int index) {
         if (index < 0 || index >= carriers.length) {
             throw new IllegalArgumentException("carrier: " + index + " (expected: 0.." + (carriers.length - 1)
@@ -105,14 +102,14 @@ public final class PoolRuntime extends SchedulerCore {
     private final class SharedTarget implements RunTarget {
         @Override
         public void submitStep(CoroutineImpl<?> coroutine) {
-            sharedSteps.incrementAndGet();
-            enqueueShared(coroutine);
+            sharedQueue.offerStep(coroutine);
+            afterSharedOffer();
         }
 
         @Override
         public void submitForeign(Runnable continuation) {
-            sharedForeign.incrementAndGet();
-            enqueueShared(continuation);
+            sharedQueue.offerForeign(continuation);
+            afterSharedOffer();
         }
 
         @Override
@@ -124,25 +121,16 @@ public final class PoolRuntime extends SchedulerCore {
         }
     }
 
-    private void enqueueShared(Runnable item) {
-        sharedQueue.offer(item);
+    private void afterSharedOffer() {
         if (closed) {
-            drainSharedToOrphans();
+            drainToOrphans(sharedQueue); // stop() may have drained before our offer
         } else {
             wakeOne();
         }
     }
 
     Runnable pollShared() {
-        Runnable item = sharedQueue.poll();
-        if (item != null) {
-            if (item instanceof CoroutineImpl<?>) {
-                sharedSteps.decrementAndGet();
-            } else {
-                sharedForeign.decrementAndGet();
-            }
-        }
-        return item;
+        return sharedQueue.poll();
     }
 
     boolean hasShared() {
@@ -186,15 +174,8 @@ public final class PoolRuntime extends SchedulerCore {
         return closed;
     }
 
-    void orphan(Runnable item) {
-        orphans.execute(item instanceof CoroutineImpl<?> co ? co.orphanStep() : item);
-    }
-
-    private void drainSharedToOrphans() {
-        Runnable item;
-        while ((item = pollShared()) != null) {
-            orphan(item);
-        }
+    int drainToOrphans(RunQueue queue) {
+        return queue.drainTo(orphans);
     }
 
     // ---- caller as carrier -----------------------------------------------------------------------
@@ -238,12 +219,7 @@ public final class PoolRuntime extends SchedulerCore {
         checkNotInside("stop()");
         long deadline = System.nanoTime() + timeoutNanos;
         if (!markStopping()) {
-            try {
-                awaitDrained(deadline);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            return liveCoroutines() == 0;
+            return awaitDrainedUninterruptibly(deadline); // another thread is stopping it
         }
         boolean drained;
         if (useCaller && callerTaken.compareAndSet(false, true)) {
@@ -254,19 +230,10 @@ public final class PoolRuntime extends SchedulerCore {
             }
             drained = liveCoroutines() == 0;
         } else {
-            try {
-                drained = awaitDrained(deadline);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                drained = liveCoroutines() == 0;
-            }
+            drained = awaitDrainedUninterruptibly(deadline);
         }
         if (!drained) {
-            var s = stats("pool", "none");
-            LOG.log(System.Logger.Level.WARNING, "PoolScheduler ''{0}'' stop timed out after {1}: {2} coroutines still "
-                    + "live (ready={3}, running={4}, waiting={5}, sleeping={6}); they go on running on the JDK''s "
-                    + "default virtual-thread scheduler", name, timeout, s.coroutines(), s.ready(), s.running(),
-                    s.waiting(), s.sleeping());
+            reportUndrained("PoolScheduler", timeout);
         }
         terminate = true;
         for (PoolCarrier c : carriers) {
@@ -274,11 +241,9 @@ public final class PoolRuntime extends SchedulerCore {
         }
         joinCarriers();
         closed = true;
-        int handedOver = (int) (sharedSteps.get() + sharedForeign.get());
-        drainSharedToOrphans();
+        int handedOver = drainToOrphans(sharedQueue);
         for (PoolCarrier c : carriers) {
-            handedOver += (int) c.queueDepth();
-            c.drainToOrphans();
+            handedOver += drainToOrphans(c.boundQueue());
         }
         if (handedOver > 0) {
             LOG.log(System.Logger.Level.INFO, "PoolScheduler ''{0}'' stopped: {1} queued continuations handed to the "
@@ -318,11 +283,16 @@ public final class PoolRuntime extends SchedulerCore {
     // ---- stats ---------------------------------------------------------------------------------
 
     @Override
+    public io.cosched.SchedulerStats stats() {
+        return stats("pool", "none");
+    }
+
+    @Override
     protected CarrierCounts carrierCounts() {
         int active = 0;
         long running = 0;
-        long queue = Math.max(0, sharedSteps.get() + sharedForeign.get());
-        long ready = Math.max(0, sharedSteps.get());
+        long queue = sharedQueue.depth();
+        long ready = sharedQueue.readySteps();
         for (PoolCarrier c : carriers) {
             if (c.isBusy()) {
                 active++;

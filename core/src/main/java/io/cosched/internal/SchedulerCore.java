@@ -137,7 +137,10 @@ public abstract class SchedulerCore {
     }
 
     /** Where a coroutine started by code of this scheduler goes (the caller's own carrier when it has one). */
-    protected abstract RunTarget place();
+    public abstract RunTarget place();
+
+    /** Carrier {@code index} as a run target, checked against the number of carriers. */
+    public abstract RunTarget carrier(int index);
 
     /** Starts {@code task} next to the caller: {@link io.cosched.Coroutines#go} from inside this scheduler. */
     public final CoroutineImpl<Void> spawnLocal(Runnable task) {
@@ -200,6 +203,28 @@ public abstract class SchedulerCore {
             }
         }
     }
+
+    /** {@link #awaitDrained} that treats an interrupt as the end of the wait, keeping the flag set. */
+    protected final boolean awaitDrainedUninterruptibly(long deadlineNanos) {
+        try {
+            return awaitDrained(deadlineNanos);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return liveCoroutines() == 0;
+        }
+    }
+
+    /** Logs what a stop that timed out leaves behind, and where it goes on running. */
+    protected final void reportUndrained(String kind, java.time.Duration timeout) {
+        SchedulerStats s = stats();
+        LOG.log(System.Logger.Level.WARNING, "{0} ''{1}'' stop timed out after {2}: {3} coroutines still live "
+                + "(ready={4}, running={5}, waiting={6}, sleeping={7}); they go on running on the JDK''s default "
+                + "virtual-thread scheduler", kind, name, timeout, s.coroutines(), s.ready(), s.running(), s.waiting(),
+                s.sleeping());
+    }
+
+    /** This scheduler's stats. */
+    public abstract SchedulerStats stats();
 
     /** Throws when the calling code runs on this scheduler, which could then never finish draining. */
     protected final void checkNotInside(String operation) {

@@ -1,0 +1,103 @@
+package io.cosched;
+
+import io.cosched.internal.SchedulerCore;
+
+import java.util.concurrent.Callable;
+
+/** What both public schedulers do the same way: hand each task to the runtime as a coroutine. */
+abstract class CoroutineScheduler implements Scheduler {
+
+    final SchedulerCore core;
+
+    CoroutineScheduler(SchedulerCore core) {
+        this.core = core;
+    }
+
+    @Override
+    public final String name() {
+        return core.name();
+    }
+
+    @Override
+    public final <T> Coroutine<T> spawn(Callable<T> task) {
+        return core.spawn(task, core.place(), false);
+    }
+
+    @Override
+    public final Coroutine<Void> spawn(Runnable task) {
+        return core.spawn(task, core.place(), false);
+    }
+
+    @Override
+    public final <T> Coroutine<T> spawnOn(int carrier, Callable<T> task) {
+        return core.spawn(task, core.carrier(carrier), false);
+    }
+
+    @Override
+    public final void execute(Runnable task) {
+        core.spawn(task, core.place(), true);
+    }
+
+    @Override
+    public final SchedulerStats stats() {
+        return core.stats();
+    }
+
+    @Override
+    public final String toString() {
+        return core.toString();
+    }
+
+    /** The builder settings both schedulers share; each argument is checked by {@code build()}. */
+    abstract static class Builder<B extends Builder<B>> {
+        String name;
+        int threads = Runtime.getRuntime().availableProcessors();
+        boolean daemon;
+        boolean requireCarrierMode;
+
+        Builder(String defaultName) {
+            this.name = defaultName;
+        }
+
+        abstract B self();
+
+        /** Scheduler name; carrier threads are named {@code <name>-<index>}. */
+        public B name(String name) {
+            this.name = name;
+            return self();
+        }
+
+        /** Carriers (event loops for an IOManager). Default: available processors. */
+        public B threads(int threads) {
+            this.threads = threads;
+            return self();
+        }
+
+        /** Whether carrier threads are daemon threads. Default false: a running scheduler keeps the JVM alive. */
+        public B daemon(boolean daemon) {
+            this.daemon = daemon;
+            return self();
+        }
+
+        /**
+         * Fail {@code build()} with {@link CarrierModeUnavailableException} instead of falling back
+         * to ordinary virtual threads when the JVM lacks {@code --add-opens java.base/java.lang=ALL-UNNAMED}.
+         * Default false.
+         */
+        public B requireCarrierMode(boolean require) {
+            this.requireCarrierMode = require;
+            return self();
+        }
+
+        /** Checks the shared arguments, with messages that name the argument, its value and the rule. */
+        void check() {
+            java.util.Objects.requireNonNull(name, "name: null (expected: a non-blank scheduler name)");
+            if (name.isBlank()) {
+                throw new IllegalArgumentException("name: '" + name + "' (expected: a non-blank scheduler name)");
+            }
+            if (threads <= 0) {
+                throw new IllegalArgumentException("threads: " + threads + " (expected: > 0)");
+            }
+        }
+    }
+}
