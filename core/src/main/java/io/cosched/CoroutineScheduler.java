@@ -39,6 +39,11 @@ abstract class CoroutineScheduler implements Scheduler {
     }
 
     @Override
+    public final boolean isCurrent() {
+        return core.isCurrent();
+    }
+
+    @Override
     public final SchedulerStats stats() {
         return core.stats();
     }

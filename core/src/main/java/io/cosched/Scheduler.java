@@ -52,6 +52,12 @@ public interface Scheduler extends Executor, AutoCloseable {
     @Override
     void execute(Runnable task);
 
+    /**
+     * Whether the calling code runs on this scheduler: in one of its coroutines (or a virtual thread
+     * that one of them started), or on one of its carrier threads.
+     */
+    boolean isCurrent();
+
     /** A snapshot of the scheduler's numbers: exact when it is quiet, cheap to read while it is busy. */
     SchedulerStats stats();
 
@@ -62,6 +68,8 @@ public interface Scheduler extends Executor, AutoCloseable {
      * Stops accepting new coroutines and waits up to {@code timeout} for the live ones to finish.
      * Continuations that arrive after the carriers have stopped run on the JDK's default
      * virtual-thread scheduler, so no coroutine is ever stranded.
+     *
+     * Stopping a stopped scheduler returns at once.
      *
      * @return {@code true} when every coroutine finished within the timeout
      * @throws IllegalStateException when called from one of this scheduler's own carriers or coroutines

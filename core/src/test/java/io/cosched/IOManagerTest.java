@@ -213,4 +213,39 @@ class IOManagerTest {
             }
         }
     }
+
+    @Test
+    void isCurrentTellsWhetherTheCallerRunsOnThisIOManager() throws Exception {
+        start(1);
+        try (IOManager other = IOManager.builder().name("other").threads(1).build()) {
+            other.start();
+            assertThat(io.isCurrent()).isFalse();
+            assertThat(io.spawn(io::isCurrent).join()).isTrue();
+            assertThat(other.spawn(io::isCurrent).join()).isFalse();
+            assertThat(io.eventLoopGroup().submit(io::isCurrent).get()).as("on its loop thread").isTrue();
+            // a virtual thread started inside a coroutine shares its scheduler (DESIGN 2a)
+            assertThat(io.spawn(() -> {
+                boolean[] inner = new boolean[1];
+                Thread.ofVirtual().start(() -> inner[0] = io.isCurrent()).join();
+                return inner[0];
+            }).join()).isEqualTo(TestSupport.carrierMode());
+        }
+    }
+
+    @Test
+    void stoppingAStoppedIOManagerReturnsAtOnceEvenWithCoroutinesLeftOver() throws Exception {
+        start(1);
+        CountDownLatch release = new CountDownLatch(1);
+        io.spawn(() -> {
+            release.await();
+            return null;
+        });
+        TestSupport.eventually(Duration.ofSeconds(5), () -> io.stats().coroutines() == 1, () -> io.stats().toString());
+        assertThat(io.stop(Duration.ofMillis(20))).isFalse();
+        long t0 = System.nanoTime();
+        assertThat(io.stop(Duration.ofSeconds(30))).isFalse();
+        assertThat(System.nanoTime() - t0).as("no second wait").isLessThan(TimeUnit.SECONDS.toNanos(5));
+        release.countDown();
+        io = null;
+    }
 }

@@ -127,7 +127,7 @@ public final class IoRuntime extends SchedulerCore {
         checkNotInside("stop()");
         long deadline = System.nanoTime() + timeoutNanos;
         if (!markStopping()) {
-            return awaitDrainedUninterruptibly(deadline); // another thread is stopping it
+            return joinStop(deadline); // stopped already, or another thread is stopping it
         }
         boolean drained = awaitDrainedUninterruptibly(deadline);
         if (!drained) {

@@ -219,7 +219,7 @@ public final class PoolRuntime extends SchedulerCore {
         checkNotInside("stop()");
         long deadline = System.nanoTime() + timeoutNanos;
         if (!markStopping()) {
-            return awaitDrainedUninterruptibly(deadline); // another thread is stopping it
+            return joinStop(deadline); // stopped already, or another thread is stopping it
         }
         boolean drained;
         if (useCaller && callerTaken.compareAndSet(false, true)) {

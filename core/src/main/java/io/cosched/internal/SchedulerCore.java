@@ -226,11 +226,27 @@ public abstract class SchedulerCore {
     /** This scheduler's stats. */
     public abstract SchedulerStats stats();
 
+    /** Whether the calling code runs in a coroutine (or a thread it started) or on a carrier of this scheduler. */
+    public final boolean isCurrent() {
+        CoroutineImpl<?> ctx = CoroutineImpl.currentContext();
+        if (ctx != null) {
+            return ctx.scheduler == this;
+        }
+        CarrierBase carrier = CarrierBase.ofCurrentThread();
+        return carrier != null && ownsCarrier(carrier);
+    }
+
+    /**
+     * The start of a stop that someone else already began: at once when stopped, else waits for the
+     * drain like the first caller.
+     */
+    protected final boolean joinStop(long deadlineNanos) {
+        return state == STOPPED ? liveCoroutines() == 0 : awaitDrainedUninterruptibly(deadlineNanos);
+    }
+
     /** Throws when the calling code runs on this scheduler, which could then never finish draining. */
     protected final void checkNotInside(String operation) {
-        CoroutineImpl<?> ctx = CoroutineImpl.currentContext();
-        CarrierBase carrier = CarrierBase.ofCurrentThread();
-        if ((ctx != null && ctx.scheduler == this) || (carrier != null && ownsCarrier(carrier))) {
+        if (isCurrent()) {
             throw new IllegalStateException(operation + " called from inside scheduler '" + name
                     + "', which cannot wait for itself; call it from another thread");
         }

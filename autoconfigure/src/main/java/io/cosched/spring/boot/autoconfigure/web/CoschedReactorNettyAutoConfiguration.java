@@ -1,0 +1,35 @@
+package io.cosched.spring.boot.autoconfigure.web;
+
+import io.cosched.IOManager;
+import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.http.client.ReactorResourceFactory;
+import reactor.netty.resources.LoopResources;
+
+/**
+ * Puts Reactor Netty (the WebFlux server, and Reactor Netty clients) on the IOManager's event
+ * loops, so that a request's coroutine runs on the loop that read the request. Spring Boot's own
+ * {@code ReactorResourceFactory} backs off when one exists, so this one must come first: before
+ * both auto-configurations that import Boot's. (A {@code NettyServerCustomizer} calling
+ * {@code runOn} would not do: the server applies the factory's loops after the customizers.)
+ */
+@AutoConfiguration(after = CoschedAutoConfiguration.class, beforeName = {
+        "org.springframework.boot.reactor.netty.autoconfigure.NettyReactiveWebServerAutoConfiguration",
+        "org.springframework.boot.http.client.autoconfigure.reactive.ReactiveHttpClientAutoConfiguration"})
+@ConditionalOnClass({ReactorResourceFactory.class, LoopResources.class})
+@ConditionalOnBean(IOManager.class)
+public final class CoschedReactorNettyAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    ReactorResourceFactory reactorResourceFactory(IOManager io) {
+        ReactorResourceFactory factory = new ReactorResourceFactory();
+        factory.setUseGlobalResources(false);
+        factory.setLoopResources(new IOManagerLoopResources(io));
+        return factory;
+    }
+}

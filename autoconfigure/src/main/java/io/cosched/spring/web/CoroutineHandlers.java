@@ -1,0 +1,63 @@
+package io.cosched.spring.web;
+
+import org.springframework.web.reactive.function.server.HandlerFilterFunction;
+import org.springframework.web.reactive.function.server.HandlerFunction;
+import org.springframework.web.reactive.function.server.ServerRequest;
+import org.springframework.web.reactive.function.server.ServerResponse;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * Runs blocking functional endpoints as coroutines, with the same request timeout, load shedding
+ * and context propagation as annotated handlers. Inject the bean cosched declares:
+ *
+ * <pre>{@code
+ * @Bean
+ * RouterFunction<ServerResponse> routes(CoroutineHandlers coroutines, OrderRepository orders) {
+ *     return route()
+ *         .GET("/orders/{id}", coroutines.blocking(req -> ok().bodyValue(orders.find(req.pathVariable("id")))))
+ *         .build();
+ * }
+ * }</pre>
+ */
+public final class CoroutineHandlers {
+
+    /** A handler written in blocking style: it may block, it runs as a coroutine. */
+    @FunctionalInterface
+    public interface BlockingHandler<T extends ServerResponse> {
+        /**
+         * Handles the request, blocking as needed, and returns the response the way the
+         * {@code ServerResponse} builders make it, e.g. {@code ok().bodyValue(result)}.
+         */
+        Mono<T> handle(ServerRequest request) throws Exception;
+    }
+
+    private final Scheduler scheduler;
+
+    public CoroutineHandlers(Scheduler scheduler) {
+        this.scheduler = scheduler;
+    }
+
+    /**
+     * A handler function that calls {@code handler} in a coroutine. {@code handler} may block
+     * (JDBC, blocking HTTP clients, sleeps) before it returns the response publisher, which is
+     * usually a {@code ServerResponse} builder's {@code bodyValue(..)}.
+     */
+    public <T extends ServerResponse> HandlerFunction<T> blocking(BlockingHandler<T> handler) {
+        return request -> Mono.defer(() -> {
+            try {
+                return handler.handle(request);
+            } catch (Exception e) {
+                return Mono.error(e);
+            }
+        }).subscribeOn(scheduler);
+    }
+
+    /**
+     * A filter that runs the rest of the chain (later filters and the handler function) in a
+     * coroutine: {@code route().GET("/x", blockingHandler).filter(coroutines.filter())}.
+     */
+    public <T extends ServerResponse> HandlerFilterFunction<T, T> filter() {
+        return (request, next) -> Mono.defer(() -> next.handle(request)).subscribeOn(scheduler);
+    }
+}

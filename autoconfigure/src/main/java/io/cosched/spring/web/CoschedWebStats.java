@@ -1,0 +1,78 @@
+package io.cosched.spring.web;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+
+/** What cosched's web integration did: requests in flight as coroutines, timed out, shed. Thread-safe. */
+public final class CoschedWebStats {
+
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final LongAdder timedOut = new LongAdder();
+    private final LongAdder shed = new LongAdder();
+    private final LongAdder coroutines = new LongAdder();
+    private final LongAdder inlined = new LongAdder();
+
+    /** Requests being handled by coroutines now. */
+    public int inFlight() {
+        return inFlight.get();
+    }
+
+    /** Requests answered with 503 because they exceeded {@code cosched.web.request-timeout}. */
+    public long timedOut() {
+        return timedOut.sum();
+    }
+
+    /** Requests answered with 503 because {@code cosched.web.max-in-flight} were already running. */
+    public long shed() {
+        return shed.sum();
+    }
+
+    /** Coroutines started for handlers. */
+    public long coroutinesStarted() {
+        return coroutines.sum();
+    }
+
+    /** Hand-offs Spring asked for that ran inline, because the caller already was the request's coroutine. */
+    public long inlined() {
+        return inlined.sum();
+    }
+
+    /** Takes an in-flight slot unless {@code limit} are taken; for the executor. */
+    public boolean tryEnter(int limit) {
+        for (;;) {
+            int n = inFlight.get();
+            if (n >= limit) {
+                return false;
+            }
+            if (inFlight.compareAndSet(n, n + 1)) {
+                return true;
+            }
+        }
+    }
+
+    public void exit() {
+        inFlight.decrementAndGet();
+    }
+
+    public void countTimedOut() {
+        timedOut.increment();
+    }
+
+    public void countShed() {
+        shed.increment();
+    }
+
+    public void countCoroutine() {
+        coroutines.increment();
+    }
+
+    public void countInlined() {
+        inlined.increment();
+    }
+
+    @Override
+    public String toString() {
+        return "CoschedWebStats[inFlight=" + inFlight() + ", timedOut=" + timedOut() + ", shed=" + shed()
+                + ", coroutinesStarted=" + coroutinesStarted() + ", inlined=" + inlined() + "]";
+    }
+}

@@ -1,0 +1,218 @@
+package io.cosched.spring.boot.autoconfigure;
+
+import io.cosched.IOManager;
+import io.cosched.PoolScheduler;
+import io.cosched.Scheduler;
+import io.cosched.Transport;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import java.time.Duration;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+@Timeout(120)
+@ExtendWith(OutputCaptureExtension.class)
+class CoschedAutoConfigurationTest {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(CoschedAutoConfiguration.class));
+
+    private static final int CORES = Runtime.getRuntime().availableProcessors();
+
+    @Test
+    void providesRunningSchedulersBuiltFromTheDefaults() {
+        runner.run(context -> {
+            IOManager io = context.getBean(IOManager.class);
+            PoolScheduler pool = context.getBean(PoolScheduler.class);
+            assertThat(io.name()).isEqualTo("cosched-io");
+            assertThat(io.transport()).isEqualTo(Transport.EPOLL);
+            assertThat(io.stats().threads()).isEqualTo(CORES);
+            assertThat(pool.name()).isEqualTo("cosched");
+            assertThat(pool.stats().threads()).isEqualTo(CORES);
+            // started by the lifecycle bean: they take coroutines
+            assertThat(io.spawn(() -> "io").join()).isEqualTo("io");
+            assertThat(pool.spawn(() -> "pool").join()).isEqualTo("pool");
+        });
+    }
+
+    @Test
+    void propertyDefaultsEqualTheRuntimesDefaults() {
+        CoschedProperties p = new CoschedProperties();
+        assertThat(p.getShutdown().getTimeout()).isEqualTo(Scheduler.DEFAULT_STOP_TIMEOUT);
+        try (IOManager io = IOManager.builder().build(); PoolScheduler pool = PoolScheduler.builder().build()) {
+            assertThat(p.getIo().getName()).isEqualTo(io.name());
+            assertThat(p.getIo().getThreads()).isEqualTo(io.stats().threads());
+            assertThat(p.getIo().getTransport()).isEqualTo(Transport.AUTO);
+            assertThat(p.getScheduler().getName()).isEqualTo(pool.name());
+            assertThat(p.getScheduler().getThreads()).isEqualTo(pool.stats().threads());
+        }
+        assertThat(p.getScheduler().isUseCaller()).isFalse();
+        assertThat(p.getCarrier().isRequire()).isFalse();
+        assertThat(p.getWeb().getMode()).isEqualTo(CoschedProperties.WebMode.ANNOTATED);
+        assertThat(p.getWeb().getRequestTimeout()).isNull();
+        assertThat(p.getWeb().getMaxInFlight()).isNull();
+    }
+
+    @Test
+    void everySchedulerPropertyTakesEffect() {
+        runner.withPropertyValues("cosched.io.name=edge", "cosched.io.threads=1", "cosched.io.transport=nio",
+                "cosched.scheduler.name=work", "cosched.scheduler.threads=3", "cosched.scheduler.use-caller=true")
+                .run(context -> {
+                    IOManager io = context.getBean(IOManager.class);
+                    PoolScheduler pool = context.getBean(PoolScheduler.class);
+                    assertThat(io.name()).isEqualTo("edge");
+                    assertThat(io.stats().threads()).isEqualTo(1);
+                    assertThat(io.transport()).isEqualTo(Transport.NIO);
+                    assertThat(io.spawn(() -> Thread.currentThread().toString()).join()).endsWith("@edge-0");
+                    assertThat(pool.name()).isEqualTo("work");
+                    assertThat(pool.stats().threads()).isEqualTo(3);
+                    // use-caller: only threads - 1 carrier threads of its own
+                    assertThat(threadNames()).contains("work-0", "work-1").doesNotContain("work-2");
+                });
+    }
+
+    @Test
+    void backsOffWhenTheApplicationDefinesItsOwnSchedulersAndStillStartsThem() {
+        runner.withUserConfiguration(OwnSchedulers.class).run(context -> {
+            assertThat(context).getBeans(IOManager.class).hasSize(1);
+            assertThat(context.getBean(IOManager.class).name()).isEqualTo("mine-io");
+            assertThat(context.getBean(PoolScheduler.class).name()).isEqualTo("mine");
+            assertThat(context.getBean(IOManager.class).spawn(() -> 1).join()).isEqualTo(1);
+        });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnSchedulers {
+        @Bean
+        IOManager myIo() {
+            return IOManager.builder().name("mine-io").threads(1).build();
+        }
+
+        @Bean
+        PoolScheduler myPool() {
+            return PoolScheduler.builder().name("mine").threads(1).build();
+        }
+    }
+
+    @Test
+    void customizersAdjustTheBuildersAfterTheProperties() {
+        runner.withPropertyValues("cosched.io.threads=1")
+                .withBean(CoschedCustomizer.class, () -> new CoschedCustomizer() {
+                    @Override
+                    public void customize(IOManager.Builder builder) {
+                        builder.name("customized-io");
+                    }
+
+                    @Override
+                    public void customize(PoolScheduler.Builder builder) {
+                        builder.threads(1);
+                    }
+                })
+                .run(context -> {
+                    assertThat(context.getBean(IOManager.class).name()).isEqualTo("customized-io");
+                    assertThat(context.getBean(IOManager.class).stats().threads()).isEqualTo(1);
+                    assertThat(context.getBean(PoolScheduler.class).stats().threads()).isEqualTo(1);
+                });
+    }
+
+    @Test
+    void cosschedEnabledFalseSwitchesEverythingOff() {
+        runner.withPropertyValues("cosched.enabled=false").run(context -> {
+            assertThat(context).doesNotHaveBean(IOManager.class);
+            assertThat(context).doesNotHaveBean(PoolScheduler.class);
+            assertThat(context).doesNotHaveBean(SchedulerLifecycle.class);
+        });
+    }
+
+    @Test
+    void closingTheContextStopsTheSchedulers() {
+        IOManager[] io = new IOManager[1];
+        runner.withPropertyValues("cosched.io.threads=1").run(context -> io[0] = context.getBean(IOManager.class));
+        assertThatThrownBy(() -> io[0].spawn(() -> 1)).hasMessageContaining("is STOPPED");
+    }
+
+    @Test
+    void theLifecycleRunsBelowTheWebServersPhases() {
+        // WebServerApplicationContext.START_STOP_LIFECYCLE_PHASE = DEFAULT_PHASE - 2048, graceful shutdown one above
+        assertThat(SchedulerLifecycle.PHASE).isLessThan(org.springframework.context.SmartLifecycle.DEFAULT_PHASE - 2048);
+    }
+
+    // ---- bad values: the failure analysis Spring Boot prints names property, value and rule ----
+
+    @Test
+    void failsToStartWhenThreadsIsZero(CapturedOutput output) {
+        assertStartupFails(output, "cosched.io.threads=0", "Property: cosched.io.threads", "Value: \"0\"",
+                "threads: 0 (expected: > 0)");
+    }
+
+    @Test
+    void failsToStartWhenSchedulerThreadsIsNegative(CapturedOutput output) {
+        assertStartupFails(output, "cosched.scheduler.threads=-4", "Property: cosched.scheduler.threads",
+                "threads: -4 (expected: > 0)");
+    }
+
+    @Test
+    void failsToStartOnAnUnknownTransportListingTheValidOnes(CapturedOutput output) {
+        assertStartupFails(output, "cosched.io.transport=kqueue", "Property: cosched.io.transport", "Value: \"kqueue\"",
+                "AUTO", "EPOLL", "NIO");
+    }
+
+    @Test
+    void failsToStartOnAnUnknownWebMode(CapturedOutput output) {
+        assertStartupFails(output, "cosched.web.mode=sometimes", "Property: cosched.web.mode", "ANNOTATED", "ALL", "OFF");
+    }
+
+    @Test
+    void failsToStartOnANegativeRequestTimeout(CapturedOutput output) {
+        assertStartupFails(output, "cosched.web.request-timeout=-1s", "Property: cosched.web.request-timeout",
+                "request-timeout: PT-1S (expected: > 0, or unset for none)");
+    }
+
+    @Test
+    void failsToStartOnANegativeShutdownTimeout(CapturedOutput output) {
+        assertStartupFails(output, "cosched.shutdown.timeout=-5s", "Property: cosched.shutdown.timeout",
+                "timeout: PT-5S (expected: >= 0)");
+    }
+
+    @Test
+    void failsToStartOnAZeroMaxInFlight(CapturedOutput output) {
+        assertStartupFails(output, "cosched.web.max-in-flight=0", "Property: cosched.web.max-in-flight",
+                "max-in-flight: 0 (expected: > 0, or unset for no limit)");
+    }
+
+    private static void assertStartupFails(CapturedOutput output, String property, String... expected) {
+        SpringApplication app = new SpringApplication(Minimal.class);
+        app.setWebApplicationType(WebApplicationType.NONE);
+        app.setDefaultProperties(java.util.Map.of("spring.main.banner-mode", "off"));
+        assertThatThrownBy(() -> app.run("--" + property)).isNotNull();
+        assertThat(output).contains("APPLICATION FAILED TO START").contains(List.of(expected));
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ImportAutoConfiguration(CoschedAutoConfiguration.class)
+    static class Minimal {
+    }
+
+    private static List<String> threadNames() {
+        return Thread.getAllStackTraces().keySet().stream().map(Thread::getName).toList();
+    }
+
+    @Test
+    void theShutdownTimeoutBindsAsADuration() {
+        runner.withPropertyValues("cosched.shutdown.timeout=2s").run(context ->
+                assertThat(context.getBean(CoschedProperties.class).getShutdown().getTimeout()).isEqualTo(Duration.ofSeconds(2)));
+    }
+}

@@ -1,0 +1,126 @@
+package io.cosched.spring.boot.autoconfigure.web;
+
+import io.cosched.IOManager;
+import io.cosched.spring.web.CoschedWebStats;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** A real server on a random port, cosched's defaults (annotated mode), two event loops. */
+@Timeout(120)
+class CoroutineHandlersWebTest {
+
+    private static ConfigurableApplicationContext context;
+    private static Http http;
+
+    @BeforeAll
+    static void start() {
+        context = WebTestApp.start();
+        http = new Http(WebTestApp.port(context));
+    }
+
+    @AfterAll
+    static void stop() {
+        context.close();
+    }
+
+    @BeforeEach
+    void reset() {
+        WebTestApp.Probe.reset();
+    }
+
+    @Test
+    void anAnnotatedHandlerRunsOnAVirtualThreadWhoseCarrierIsAnEpollEventLoopOfTheIOManager() throws Exception {
+        HttpResponse<String> r = http.get("/thread");
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.body()).startsWith("VirtualThread[").matches(".*@test-io-[01]$");
+        assertThat(context.getBean(IOManager.class).transport()).isEqualTo(io.cosched.Transport.EPOLL);
+    }
+
+    @Test
+    void theServerItselfRunsOnTheIOManagersLoops() throws Exception {
+        assertThat(http.get("/reactive-thread").body()).matches("test-io-[01]");
+    }
+
+    @Test
+    void anUnannotatedBlockingHandlerStaysOnTheLoopInAnnotatedMode() throws Exception {
+        assertThat(http.get("/plain-thread").body()).startsWith("Thread[").contains("test-io-");
+    }
+
+    @Test
+    void fourHundredBlockingRequestsAreAllInFlightAtOnceOnTwoLoops() throws Exception {
+        int n = 400;
+        WebTestApp.Probe.together = new CountDownLatch(n);
+        List<CompletableFuture<HttpResponse<String>>> responses = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            responses.add(http.getAsync("/together"));
+        }
+        for (CompletableFuture<HttpResponse<String>> f : responses) {
+            HttpResponse<String> r = f.get(90, TimeUnit.SECONDS);
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        }
+        // every handler waited until all 400 had arrived: they were in flight together, on two loops
+        assertThat(WebTestApp.Probe.maxConcurrent.get()).isEqualTo(n);
+        assertThat(WebTestApp.Probe.carriers).isSubsetOf("test-io-0", "test-io-1");
+    }
+
+    @Test
+    void aFailingHandlerGivesTheNormalErrorResponseAndLeavesNoLiveCoroutine() throws Exception {
+        HttpResponse<String> r = http.get("/fail");
+        assertThat(r.statusCode()).isEqualTo(500);
+        assertThat(r.body()).contains("\"status\":500").contains("/fail");
+        IOManager io = context.getBean(IOManager.class);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (io.stats().coroutines() != 0 && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertThat(io.stats().coroutines()).isZero();
+        assertThat(context.getBean(CoschedWebStats.class).inFlight()).isZero();
+    }
+
+    @Test
+    void mdcValuesOfTheRequestAreVisibleInsideTheCoroutineAndGoneAfterIt() throws Exception {
+        assertThat(http.get("/mdc", "X-Request-Id", "req-42").body()).isEqualTo("req-42");
+        assertThat(http.get("/mdc", "X-Request-Id", "req-43").body()).isEqualTo("req-43");
+        assertThat(http.get("/mdc").body()).isEqualTo("null");
+    }
+
+    @Test
+    void functionalEndpointsRunAsCoroutinesThroughTheHelperAndTheFilter() throws Exception {
+        assertThat(http.get("/fn/thread").body()).startsWith("VirtualThread[").matches(".*@test-io-[01]$");
+        assertThat(http.get("/fn/filtered").body()).startsWith("VirtualThread[").matches(".*@test-io-[01]$");
+    }
+
+    @Test
+    void aRequestWithABodyRunsItsHandlerInACoroutineToo() throws Exception {
+        HttpResponse<String> r = http.post("/echo-slow?ms=1", "payload");
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.body()).startsWith("payload@VirtualThread[").matches(".*@test-io-[01]$");
+    }
+
+    @Test
+    void theSecondHandOffOfARequestRunsInlineInItsCoroutine() throws Exception {
+        CoschedWebStats stats = context.getBean(CoschedWebStats.class);
+        long coroutines = stats.coroutinesStarted();
+        long inlined = stats.inlined();
+        for (int i = 0; i < 10; i++) {
+            http.get("/thread");
+        }
+        assertThat(stats.coroutinesStarted() - coroutines).isEqualTo(10);
+        assertThat(stats.inlined() - inlined).isEqualTo(10);
+        assertThat(Duration.ofSeconds(1)).isPositive();
+    }
+}

@@ -1,0 +1,42 @@
+package io.cosched.spring.boot.autoconfigure.web;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
+/** A plain JDK HTTP/1.1 client for the web tests: one connection per concurrent request. */
+final class Http {
+
+    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(10)).build();
+    private final String base;
+
+    Http(int port) {
+        this.base = "http://127.0.0.1:" + port;
+    }
+
+    HttpResponse<String> get(String path, String... headers) throws IOException, InterruptedException {
+        return client.send(request(path, headers).GET().build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    CompletableFuture<HttpResponse<String>> getAsync(String path) {
+        return client.sendAsync(request(path).GET().build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    HttpResponse<String> post(String path, String body) throws IOException, InterruptedException {
+        return client.send(request(path).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpRequest.Builder request(String path, String... headers) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(90));
+        if (headers.length > 0) {
+            b.headers(headers);
+        }
+        return b;
+    }
+}
