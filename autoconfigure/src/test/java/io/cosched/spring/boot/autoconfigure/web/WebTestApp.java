@@ -61,6 +61,11 @@ public class WebTestApp {
         }
     }
 
+    /** For running the test application by hand (e.g. under wrk). */
+    public static void main(String[] args) {
+        SpringApplication.run(WebTestApp.class, args);
+    }
+
     static ConfigurableApplicationContext start(String... properties) {
         return startWith(List.of(properties));
     }
