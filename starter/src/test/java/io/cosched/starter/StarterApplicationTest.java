@@ -1,0 +1,94 @@
+package io.cosched.starter;
+
+import io.cosched.IOManager;
+import io.cosched.Transport;
+import io.cosched.spring.web.RunAsCoroutine;
+import io.micrometer.tracing.Span;
+import io.micrometer.tracing.Tracer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.slf4j.MDC;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * An application that adds only the starter (and OpenTelemetry tracing) and marks a handler: the
+ * handler runs as a coroutine on the epoll loop that read the request, and sees the request's trace.
+ */
+@Timeout(120)
+class StarterApplicationTest {
+
+    @SpringBootApplication
+    static class App {
+        @RestController
+        static class Handlers {
+            private final Tracer tracer;
+
+            Handlers(Tracer tracer) {
+                this.tracer = tracer;
+            }
+
+            @RunAsCoroutine
+            @GetMapping("/where")
+            String where() {
+                return Thread.currentThread().toString();
+            }
+
+            @RunAsCoroutine
+            @GetMapping("/trace")
+            String trace() {
+                Span span = tracer.currentSpan();
+                return (span == null ? "no-span" : span.context().traceId()) + " mdc=" + MDC.get("traceId");
+            }
+        }
+    }
+
+    private static ConfigurableApplicationContext context;
+    private static String base;
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    @BeforeAll
+    static void start() {
+        context = SpringApplication.run(App.class, "--server.port=0", "--spring.main.banner-mode=off",
+                "--logging.level.root=warn", "--management.tracing.sampling.probability=1.0",
+                "--management.opentelemetry.tracing.export.otlp.enabled=false", "--management.otlp.metrics.export.enabled=false",
+                "--management.opentelemetry.logging.export.otlp.enabled=false");
+        base = "http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port");
+    }
+
+    @AfterAll
+    static void stop() {
+        context.close();
+    }
+
+    @Test
+    void aMarkedHandlerRunsAsACoroutineOnTheEpollLoopThatReadTheRequest() throws Exception {
+        String body = http.send(HttpRequest.newBuilder(URI.create(base + "/where")).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        assertThat(body).startsWith("VirtualThread[").matches(".*@cosched-io-\\d+$");
+        IOManager io = context.getBean(IOManager.class);
+        assertThat(io.transport()).isEqualTo(Transport.EPOLL);
+        assertThat(io.stats().mode()).isEqualTo("carrier");
+    }
+
+    @Test
+    void theRequestsTraceIsCurrentInsideTheCoroutineAndInItsMdc() throws Exception {
+        String traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+        HttpRequest request = HttpRequest.newBuilder(URI.create(base + "/trace"))
+                .header("traceparent", "00-" + traceId + "-00f067aa0ba902b7-01").build();
+        String body = http.send(request, HttpResponse.BodyHandlers.ofString()).body();
+        assertThat(body).isEqualTo(traceId + " mdc=" + traceId);
+    }
+}
