@@ -18,8 +18,12 @@ import java.util.List;
  * cosched's schedulers: an {@link IOManager} (the event loops that also serve HTTP) and a
  * {@link PoolScheduler}, built from {@code cosched.*}, adjusted by {@link CoschedCustomizer}s, and
  * started and stopped around the web server. Each backs off when the application defines its own.
+ *
+ * <p>After Spring Boot's task execution: the schedulers are {@code Executor}s, and Boot registers
+ * its {@code applicationTaskExecutor} (used by {@code @Async}) only while no {@code Executor} bean
+ * exists. Seen first, they would make it disappear.
  */
-@AutoConfiguration
+@AutoConfiguration(afterName = "org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration")
 @ConditionalOnClass(IOManager.class)
 @ConditionalOnBooleanProperty(name = "cosched.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(CoschedProperties.class)

@@ -129,7 +129,18 @@ class CoschedAutoConfigurationTest {
     }
 
     @Test
-    void cosschedEnabledFalseSwitchesEverythingOff() {
+    void springBootsApplicationTaskExecutorStaysAlongsideTheSchedulers() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(CoschedAutoConfiguration.class,
+                        org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration.class))
+                .run(context -> {
+                    assertThat(context).hasSingleBean(IOManager.class).hasSingleBean(PoolScheduler.class);
+                    assertThat(context).hasBean("applicationTaskExecutor");
+                });
+    }
+
+    @Test
+    void coschedEnabledFalseSwitchesEverythingOff() {
         runner.withPropertyValues("cosched.enabled=false").run(context -> {
             assertThat(context).doesNotHaveBean(IOManager.class);
             assertThat(context).doesNotHaveBean(PoolScheduler.class);

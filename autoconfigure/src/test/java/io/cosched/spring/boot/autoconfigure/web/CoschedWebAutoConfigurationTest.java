@@ -1,0 +1,73 @@
+package io.cosched.spring.boot.autoconfigure.web;
+
+import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
+import io.cosched.spring.web.CoroutineHandlers;
+import io.cosched.spring.web.CoschedWebStats;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
+import org.springframework.http.client.ReactorResourceFactory;
+import org.springframework.web.reactive.config.WebFluxConfigurer;
+import reactor.core.scheduler.Schedulers;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The web beans: what exists in each mode, and that each backs off for the application's own. */
+@Timeout(60)
+class CoschedWebAutoConfigurationTest {
+
+    private final ReactiveWebApplicationContextRunner runner = new ReactiveWebApplicationContextRunner()
+            .withPropertyValues("cosched.io.threads=1", "cosched.scheduler.threads=1")
+            .withConfiguration(AutoConfigurations.of(CoschedAutoConfiguration.class,
+                    CoschedReactorNettyAutoConfiguration.class, CoschedWebFluxAutoConfiguration.class));
+
+    @Test
+    void byDefaultTheServerLoopsTheExecutorTheFilterAndTheHelperAreThere() {
+        runner.run(context -> {
+            assertThat(context.getBean(ReactorResourceFactory.class).getLoopResources())
+                    .isInstanceOf(IOManagerLoopResources.class);
+            assertThat(context).hasSingleBean(CoschedWebStats.class).hasSingleBean(CoschedWebFilter.class)
+                    .hasSingleBean(CoroutineHandlers.class);
+            assertThat(context.getBeansOfType(WebFluxConfigurer.class)).hasSize(1);
+            // the handler executor is no bean: as an Executor it would take over @Async
+            assertThat(context.getBeansOfType(java.util.concurrent.Executor.class).values())
+                    .allMatch(e -> e instanceof io.cosched.Scheduler);
+        });
+    }
+
+    @Test
+    void backsOffWhenTheApplicationDefinesItsOwnReactorResourceFactory() {
+        ReactorResourceFactory own = new ReactorResourceFactory();
+        runner.withBean("myResources", ReactorResourceFactory.class, () -> own).run(context ->
+                assertThat(context.getBean(ReactorResourceFactory.class)).isSameAs(own));
+    }
+
+    @Test
+    void backsOffWhenTheApplicationDefinesItsOwnStatsAndHelper() {
+        CoschedWebStats stats = new CoschedWebStats();
+        CoroutineHandlers handlers = new CoroutineHandlers(Schedulers.immediate());
+        runner.withBean(CoschedWebStats.class, () -> stats).withBean(CoroutineHandlers.class, () -> handlers)
+                .run(context -> {
+                    assertThat(context.getBean(CoschedWebStats.class)).isSameAs(stats);
+                    assertThat(context.getBean(CoroutineHandlers.class)).isSameAs(handlers);
+                });
+    }
+
+    @Test
+    void offModeKeepsOnlyTheServerLoopsAndAFallbackHelper() {
+        runner.withPropertyValues("cosched.web.mode=off").run(context -> {
+            assertThat(context).hasSingleBean(ReactorResourceFactory.class).hasSingleBean(CoroutineHandlers.class)
+                    .doesNotHaveBean(CoschedWebFilter.class).doesNotHaveBean(CoschedWebStats.class);
+            assertThat(context.getBeansOfType(WebFluxConfigurer.class)).isEmpty();
+        });
+    }
+
+    @Test
+    void withCoschedDisabledTheHelperStillExistsAndNothingElse() {
+        runner.withPropertyValues("cosched.enabled=false").run(context -> {
+            assertThat(context).hasSingleBean(CoroutineHandlers.class)
+                    .doesNotHaveBean(ReactorResourceFactory.class).doesNotHaveBean(CoschedWebFilter.class);
+        });
+    }
+}
