@@ -51,7 +51,7 @@ final class CoschedWebFilter implements WebFilter, Ordered {
 
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-        RequestScope scope = new RequestScope(stats);
+        RequestScope scope = new RequestScope(stats, timeout != null);
         Mono<Void> handling = chain.filter(exchange).contextWrite(context -> context.put(RequestScope.KEY, scope));
         if (timeout != null) {
             // the first to signal wins; a timeout cancels the handling (its coroutine is interrupted by the scope)

@@ -21,7 +21,7 @@ final class RequestScope {
     static final String KEY = "io.cosched.request";
 
     private final CoschedWebStats stats;
-    private final Sinks.Empty<Void> timedOut = Sinks.empty();
+    private final Sinks.@Nullable Empty<Void> timedOut; // only with a request timeout: most requests need none
 
     // guarded by this
     private boolean admitted;
@@ -30,8 +30,9 @@ final class RequestScope {
     private @Nullable Timer timer;
     private @Nullable Coroutine<?> current;
 
-    RequestScope(CoschedWebStats stats) {
+    RequestScope(CoschedWebStats stats, boolean timed) {
         this.stats = stats;
+        this.timedOut = timed ? Sinks.empty() : null;
     }
 
     /**
@@ -86,12 +87,14 @@ final class RequestScope {
         if (running != null) {
             running.cancel();
         }
-        timedOut.tryEmitEmpty();
+        if (timedOut != null) {
+            timedOut.tryEmitEmpty();
+        }
     }
 
-    /** Completes when the request times out. */
+    /** Completes when the request times out; never without a timeout. */
     Mono<Void> onTimeout() {
-        return timedOut.asMono();
+        return timedOut == null ? Mono.never() : timedOut.asMono();
     }
 
     /** The request is over (answered, failed or cancelled): free the slot and the timer. */
