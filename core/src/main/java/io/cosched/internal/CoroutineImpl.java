@@ -162,27 +162,34 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
             scheduler.fallbackStarted();
             STATE.compareAndSet(this, READY, RUNNING);
         }
+        T value = null;
+        Throwable thrown = null;
+        boolean returned = false;
         try {
             if (state != CANCELLED) {
-                T value = call();
-                if (casFromAnyLive(DONE)) {
-                    result.set(value);
-                }
+                value = call();
+                returned = true;
             }
         } catch (Throwable e) {
-            if (casFromAnyLive(FAILED)) {
-                failure = e;
-                result.fail(e);
-                if (detached) {
-                    Thread.UncaughtExceptionHandler h = thread.getUncaughtExceptionHandler();
-                    h.uncaughtException(thread, e);
-                }
-            }
+            thrown = e;
         } finally {
             if (!carrierMode) {
                 CURRENT_FALLBACK.remove();
             }
+            // Counted before the result is published: whoever sees the result (join, toFuture)
+            // no longer sees this coroutine as live in the stats, and stop() never waits on it.
             scheduler.coroutineFinished(this);
+        }
+        if (thrown != null) {
+            if (casFromAnyLive(FAILED)) {
+                failure = thrown;
+                result.fail(thrown);
+                if (detached) {
+                    thread.getUncaughtExceptionHandler().uncaughtException(thread, thrown);
+                }
+            }
+        } else if (returned && casFromAnyLive(DONE)) {
+            result.set(value);
         }
     }
 
