@@ -65,13 +65,18 @@ final class CoroutineHandlerExecutor implements AsyncTaskExecutor {
             if (!stats.tryEnter(maxInFlight)) {
                 throw shed();
             }
-            start(() -> {
-                try {
-                    body.run();
-                } finally {
-                    stats.exit();
-                }
-            });
+            try {
+                start(() -> {
+                    try {
+                        body.run();
+                    } finally {
+                        stats.exit();
+                    }
+                });
+            } catch (RuntimeException notStarted) {
+                stats.exit(); // e.g. the IOManager is stopping: the slot was never used
+                throw notStarted;
+            }
         }
     }
 
