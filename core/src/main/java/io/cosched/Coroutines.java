@@ -88,7 +88,7 @@ public final class Coroutines {
             return ctx.scheduler().spawnLocal(task);
         }
         CarrierBase carrier = CarrierBase.ofCurrentThread();
-        if (carrier != null && carrier.owner() != null) {
+        if (carrier != null) {
             return carrier.owner().spawnLocal(task);
         }
         return DefaultScheduler.get().spawn(task);

@@ -62,9 +62,10 @@ class IOManagerTest {
             List<String> seen = io.spawnOn(loop, () -> {
                 String parent = carrierName();
                 String child = io.spawn(TestSupport::carrierName).join();
-                String viaGo = Coroutines.go(() -> { }).thread().isVirtual() ? parent : "";
+                String[] viaGo = new String[1];
+                Coroutines.go(() -> viaGo[0] = carrierName()).join();
                 Coroutines.sleep(Duration.ofMillis(1)); // and after parking, back on the same loop
-                return List.of(parent, child, viaGo, carrierName());
+                return List.of(parent, child, viaGo[0], carrierName());
             }).join();
             assertThat(seen).containsOnly("test-io-" + loop);
         }

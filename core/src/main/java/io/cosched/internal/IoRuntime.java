@@ -3,7 +3,6 @@ package io.cosched.internal;
 import io.cosched.Transport;
 import io.netty.channel.EventLoopGroup;
 
-import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -122,25 +121,19 @@ public final class IoRuntime extends SchedulerCore {
 
     // ---- stop ----------------------------------------------------------------------------------
 
-    public boolean stop(Duration timeout) {
-        long timeoutNanos = Durations.toNanos("timeout", timeout, false);
-        checkNotInside("stop()");
-        long deadline = System.nanoTime() + timeoutNanos;
-        if (!markStopping()) {
-            return joinStop(deadline); // stopped already, or another thread is stopping it
-        }
-        boolean drained = awaitDrainedUninterruptibly(deadline);
-        if (!drained) {
-            reportUndrained("IOManager", timeout);
-        }
+    @Override
+    protected String kind() {
+        return "IOManager";
+    }
+
+    @Override
+    protected void shutDownCarriers() {
         group.shutdownGracefully(0, 0, TimeUnit.NANOSECONDS);
         if (!group.terminationFuture().awaitUninterruptibly(LOOP_TERMINATION_NANOS, TimeUnit.NANOSECONDS)) {
             LOG.log(System.Logger.Level.WARNING, "IOManager ''{0}'': event loops did not terminate within 10s; a loop "
                     + "thread is blocked in a task", name);
         }
         closeCarriers();
-        markStopped();
-        return drained;
     }
 
     /** Once the loops have terminated: hand queued continuations and sleeping coroutines' timers over. */

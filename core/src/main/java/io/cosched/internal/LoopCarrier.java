@@ -106,7 +106,14 @@ public final class LoopCarrier extends CarrierBase implements RunTarget, Runnabl
     private void afterOffer() {
         if (closed) {
             drainToOrphans(); // close() may have drained before our offer
-        } else if (drainScheduled == 0 && DRAIN_SCHEDULED.compareAndSet(this, 0, 1)) {
+        } else {
+            scheduleDrain();
+        }
+    }
+
+    /** Puts the drain task in the loop's task queue unless it is there already. */
+    private void scheduleDrain() {
+        if (drainScheduled == 0 && DRAIN_SCHEDULED.compareAndSet(this, 0, 1)) {
             try {
                 loop.execute(this);
             } catch (RejectedExecutionException e) {
@@ -131,13 +138,8 @@ public final class LoopCarrier extends CarrierBase implements RunTarget, Runnabl
         // Clear the flag before looking at the queue again: a submitter that offered after our last
         // poll either sees the flag clear and schedules a drain, or we see its item here.
         drainScheduled = 0;
-        if (!queue.isEmpty() && DRAIN_SCHEDULED.compareAndSet(this, 0, 1)) {
-            try {
-                loop.execute(this); // behind the I/O and tasks that arrived meanwhile
-            } catch (RejectedExecutionException e) {
-                drainScheduled = 0;
-                drainToOrphans();
-            }
+        if (!queue.isEmpty()) {
+            scheduleDrain(); // behind the I/O and tasks that arrived meanwhile
         }
     }
 

@@ -42,6 +42,7 @@ public final class LoopTimers implements TimerHost {
     private final AtomicInteger remotePending = new AtomicInteger();
     private final Runnable processInbox = this::processInbox;
     private final Runnable onWake = this::onWake;
+    private final java.util.function.Consumer<TimerImpl> fire = this::fire;
     private volatile int inboxScheduled;
     private volatile boolean closed;
 
@@ -88,7 +89,7 @@ public final class LoopTimers implements TimerHost {
         if (carrier.isCurrent()) {
             countPending(1, true);
             queue.push(t, now + delay); // nobody else can have seen t yet: no need to read it locked
-            armWake();
+            armWakeFor(now + delay);
         } else {
             countPending(1, false);
             post(t);
@@ -116,7 +117,7 @@ public final class LoopTimers implements TimerHost {
     public void moved(TimerImpl t) {
         if (carrier.isCurrent()) {
             queue.sync(t);
-            armWake();
+            armWakeFor(t.linkedDeadline);
         } else {
             post(t);
         }
@@ -151,7 +152,7 @@ public final class LoopTimers implements TimerHost {
     }
 
     private void runDue() {
-        queue.expire(ticker.nanoTime(), this::fire);
+        queue.expire(ticker.nanoTime(), fire);
         armWake();
     }
 
@@ -160,6 +161,18 @@ public final class LoopTimers implements TimerHost {
             countPending(-1, true);
         }
         carrier.runTimer(t);
+    }
+
+    /**
+     * After a timer was linked at {@code deadline}: it can only move the wake earlier, so when the
+     * armed wake comes no later, nothing is to do. (The armed wake may be a slot's start, before any
+     * deadline in it; it then re-arms for what is left.) The common case on the per-request path.
+     */
+    private void armWakeFor(long deadline) {
+        if (wake != null && deadline - wakeAt >= 0) {
+            return;
+        }
+        armWake();
     }
 
     /** Makes sure the loop wakes for the earliest deadline. */

@@ -141,10 +141,7 @@ final class PoolCarrier extends CarrierBase implements RunTarget {
         pool.idleEntered();
         // Look again after publishing IDLE: an item offered before a submitter could see us idle is found here.
         if (!bound.isEmpty() || pool.hasShared() || exit.getAsBoolean()) {
-            if (PARK_STATE.compareAndSet(this, IDLE, BUSY)) {
-                pool.idleLeft();
-            }
-            parkState = BUSY;
+            leaveIdle();
             return;
         }
         while (parkState == IDLE) {
@@ -161,8 +158,16 @@ final class PoolCarrier extends CarrierBase implements RunTarget {
                 break;
             }
         }
+        leaveIdle();
+    }
+
+    /**
+     * Back to work. Still IDLE means no submitter woke us (we found work, or hit the deadline or
+     * exit): then the idle count is ours to adjust; WOKEN means the waker adjusted it.
+     */
+    private void leaveIdle() {
         if (PARK_STATE.compareAndSet(this, IDLE, BUSY)) {
-            pool.idleLeft(); // woke by itself (deadline, exit) rather than by a submitter
+            pool.idleLeft();
         }
         parkState = BUSY;
     }

@@ -90,12 +90,7 @@ public final class PoolRuntime extends SchedulerCore {
 
     @Override
     protected boolean ownsCarrier(CarrierBase carrier) {
-        for (PoolCarrier c : carriers) {
-            if (c == carrier) {
-                return true;
-            }
-        }
-        return false;
+        return carrier instanceof PoolCarrier && carrier.owner() == this;
     }
 
     /** The shared queue as a run target. */
@@ -214,27 +209,27 @@ public final class PoolRuntime extends SchedulerCore {
 
     // ---- stop ----------------------------------------------------------------------------------
 
-    public boolean stop(Duration timeout) {
-        long timeoutNanos = Durations.toNanos("timeout", timeout, false);
-        checkNotInside("stop()");
-        long deadline = System.nanoTime() + timeoutNanos;
-        if (!markStopping()) {
-            return joinStop(deadline); // stopped already, or another thread is stopping it
+    @Override
+    protected String kind() {
+        return "PoolScheduler";
+    }
+
+    /** With useCaller, the stopping thread drains as the caller carrier unless another thread already is it. */
+    @Override
+    protected boolean drain(long deadline) {
+        if (!useCaller || !callerTaken.compareAndSet(false, true)) {
+            return super.drain(deadline);
         }
-        boolean drained;
-        if (useCaller && callerTaken.compareAndSet(false, true)) {
-            try {
-                runCallerCarrier(() -> liveCoroutines() == 0 || System.nanoTime() - deadline >= 0, deadline);
-            } finally {
-                callerTaken.set(false);
-            }
-            drained = liveCoroutines() == 0;
-        } else {
-            drained = awaitDrainedUninterruptibly(deadline);
+        try {
+            runCallerCarrier(() -> liveCoroutines() == 0 || System.nanoTime() - deadline >= 0, deadline);
+        } finally {
+            callerTaken.set(false);
         }
-        if (!drained) {
-            reportUndrained("PoolScheduler", timeout);
-        }
+        return liveCoroutines() == 0;
+    }
+
+    @Override
+    protected void shutDownCarriers() {
         terminate = true;
         for (PoolCarrier c : carriers) {
             c.nudge();
@@ -249,8 +244,6 @@ public final class PoolRuntime extends SchedulerCore {
             LOG.log(System.Logger.Level.INFO, "PoolScheduler ''{0}'' stopped: {1} queued continuations handed to the "
                     + "JDK''s default scheduler", name, handedOver);
         }
-        markStopped();
-        return drained;
     }
 
     private void joinCarriers() {

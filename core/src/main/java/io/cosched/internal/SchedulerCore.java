@@ -205,7 +205,7 @@ public abstract class SchedulerCore {
     }
 
     /** {@link #awaitDrained} that treats an interrupt as the end of the wait, keeping the flag set. */
-    protected final boolean awaitDrainedUninterruptibly(long deadlineNanos) {
+    private boolean awaitDrainedUninterruptibly(long deadlineNanos) {
         try {
             return awaitDrained(deadlineNanos);
         } catch (InterruptedException e) {
@@ -215,11 +215,11 @@ public abstract class SchedulerCore {
     }
 
     /** Logs what a stop that timed out leaves behind, and where it goes on running. */
-    protected final void reportUndrained(String kind, java.time.Duration timeout) {
+    private void reportUndrained(java.time.Duration timeout) {
         SchedulerStats s = stats();
         LOG.log(System.Logger.Level.WARNING, "{0} ''{1}'' stop timed out after {2}: {3} coroutines still live "
                 + "(ready={4}, running={5}, waiting={6}, sleeping={7}); they go on running on the JDK''s default "
-                + "virtual-thread scheduler", kind, name, timeout, s.coroutines(), s.ready(), s.running(), s.waiting(),
+                + "virtual-thread scheduler", kind(), name, timeout, s.coroutines(), s.ready(), s.running(), s.waiting(),
                 s.sleeping());
     }
 
@@ -240,9 +240,43 @@ public abstract class SchedulerCore {
      * The start of a stop that someone else already began: at once when stopped, else waits for the
      * drain like the first caller.
      */
-    protected final boolean joinStop(long deadlineNanos) {
+    private boolean joinStop(long deadlineNanos) {
         return state == STOPPED ? liveCoroutines() == 0 : awaitDrainedUninterruptibly(deadlineNanos);
     }
+
+    /**
+     * Stops: refuses new coroutines, waits up to {@code timeout} for the live ones ({@link #drain}),
+     * then shuts the carriers down and hands what is left to the JDK's default scheduler
+     * ({@link #shutDownCarriers}).
+     *
+     * @return whether every coroutine finished in time
+     */
+    public final boolean stop(java.time.Duration timeout) {
+        long timeoutNanos = Durations.toNanos("timeout", timeout, false);
+        checkNotInside("stop()");
+        long deadline = System.nanoTime() + timeoutNanos;
+        if (!markStopping()) {
+            return joinStop(deadline); // stopped already, or another thread is stopping it
+        }
+        boolean drained = drain(deadline);
+        if (!drained) {
+            reportUndrained(timeout);
+        }
+        shutDownCarriers();
+        markStopped();
+        return drained;
+    }
+
+    /** Waits until no coroutine is live or the deadline passes; returns whether none is live. */
+    protected boolean drain(long deadlineNanos) {
+        return awaitDrainedUninterruptibly(deadlineNanos);
+    }
+
+    /** After the drain: stops the carriers and hands queued work to the JDK's default scheduler. */
+    protected abstract void shutDownCarriers();
+
+    /** "IOManager" or "PoolScheduler", for log messages. */
+    protected abstract String kind();
 
     /** Throws when the calling code runs on this scheduler, which could then never finish draining. */
     protected final void checkNotInside(String operation) {

@@ -111,16 +111,12 @@ public final class TimerQueue {
         advance((now - origin) >> TICK_SHIFT);
         // Take the ready list as it is now: timers linked while firing (re-armed, moved) wait for
         // the next call, so a tiny period cannot keep this loop going.
-        TimerImpl t = heads[READY];
-        heads[READY] = null;
-        tails[READY] = null;
+        TimerImpl t = takeSlot(READY);
         int fired = 0;
         while (t != null) {
             TimerImpl next = t.next;
             t.prev = null;
             t.next = null;
-            t.slot = -1;
-            size--;
             if (t.linkedDeadline - now > 0) {
                 append(READY, t); // due later within this tick
             } else {
@@ -146,20 +142,15 @@ public final class TimerQueue {
     /** Empties the wheel, handing every linked timer to {@code each}. */
     void drain(Consumer<TimerImpl> each) {
         for (int i = 0; i <= READY; i++) {
-            TimerImpl t = heads[i];
-            heads[i] = null;
-            tails[i] = null;
+            TimerImpl t = takeSlot(i);
             while (t != null) {
                 TimerImpl next = t.next;
                 t.prev = null;
                 t.next = null;
-                t.slot = -1;
                 each.accept(t);
                 t = next;
             }
         }
-        java.util.Arrays.fill(occupied, 0);
-        size = 0;
     }
 
     // ---- the wheel -----------------------------------------------------------------------------
@@ -185,14 +176,7 @@ public final class TimerQueue {
             }
             int slot0 = (int) next & (SLOTS - 1);
             if ((occupied[0] & (1L << slot0)) != 0) {
-                TimerImpl t = takeSlot(slot0);
-                while (t != null) {
-                    TimerImpl following = t.next;
-                    t.prev = null;
-                    t.next = null;
-                    append(READY, t);
-                    t = following;
-                }
+                spliceToReady(slot0);
             }
         }
     }
@@ -234,12 +218,34 @@ public final class TimerQueue {
         }
     }
 
-    /** Detaches a whole slot's list; its timers count as unlinked until re-linked. */
+    /** Moves a level-0 slot's whole list to the end of the ready list: its timers keep their order and links. */
+    private void spliceToReady(int index) {
+        TimerImpl head = heads[index];
+        TimerImpl tail = tails[index];
+        heads[index] = null;
+        tails[index] = null;
+        occupied[0] &= ~(1L << index);
+        for (TimerImpl t = head; t != null; t = t.next) {
+            t.slot = READY;
+        }
+        TimerImpl readyTail = tails[READY];
+        head.prev = readyTail;
+        if (readyTail == null) {
+            heads[READY] = head;
+        } else {
+            readyTail.next = head;
+        }
+        tails[READY] = tail;
+    }
+
+    /** Detaches a whole slot's list (or the ready list); its timers count as unlinked until re-linked. */
     private TimerImpl takeSlot(int index) {
         TimerImpl head = heads[index];
         heads[index] = null;
         tails[index] = null;
-        occupied[index / SLOTS] &= ~(1L << (index & (SLOTS - 1)));
+        if (index < READY) {
+            occupied[index / SLOTS] &= ~(1L << (index & (SLOTS - 1)));
+        }
         for (TimerImpl t = head; t != null; t = t.next) {
             t.slot = -1;
             size--;

@@ -157,8 +157,10 @@ class CoschedAutoConfigurationTest {
 
     @Test
     void theLifecycleRunsBelowTheWebServersPhases() {
-        // WebServerApplicationContext.START_STOP_LIFECYCLE_PHASE = DEFAULT_PHASE - 2048, graceful shutdown one above
-        assertThat(SchedulerLifecycle.PHASE).isLessThan(org.springframework.context.SmartLifecycle.DEFAULT_PHASE - 2048);
+        // lower phases start earlier and stop later: the loops outlive the server's graceful drain
+        assertThat(SchedulerLifecycle.PHASE)
+                .isLessThan(org.springframework.boot.web.server.context.WebServerApplicationContext.START_STOP_LIFECYCLE_PHASE)
+                .isLessThan(org.springframework.boot.web.server.context.WebServerApplicationContext.GRACEFUL_SHUTDOWN_PHASE);
     }
 
     // ---- bad values: the failure analysis Spring Boot prints names property, value and rule ----

@@ -16,8 +16,9 @@ interface ContextRestorer {
     /** A task that runs {@code task} with {@code context}'s thread-local values set. */
     Runnable wrap(Context context, Runnable task);
 
-    static ContextRestorer detect(ClassLoader classLoader) {
-        if (ClassUtils.isPresent("io.micrometer.context.ContextSnapshotFactory", classLoader)) {
+    /** context-propagation is an optional dependency of this module: present on its class path or not at all. */
+    static ContextRestorer detect() {
+        if (ClassUtils.isPresent("io.micrometer.context.ContextSnapshotFactory", ContextRestorer.class.getClassLoader())) {
             return new Micrometer();
         }
         return (context, task) -> task;

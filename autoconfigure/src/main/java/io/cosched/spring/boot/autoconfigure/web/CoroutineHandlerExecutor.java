@@ -40,7 +40,8 @@ final class CoroutineHandlerExecutor implements AsyncTaskExecutor {
     @Override
     public void execute(Runnable task) {
         Context context = RequestContextHook.take();
-        if (io.isCurrent() && Coroutines.current().isPresent()) {
+        // cheapest test first: the first hand-off comes from a loop thread, which is no coroutine
+        if (Coroutines.current().isPresent() && io.isCurrent()) {
             stats.countInlined();
             task.run(); // already the request's coroutine, on its loop: a second coroutine would only cost
             return;

@@ -18,12 +18,11 @@ import java.util.function.Predicate;
  */
 final class CoroutineHandlerSelector implements Predicate<HandlerMethod> {
 
-    private record Key(Class<?> beanType, Method method) {
-    }
-
     private final boolean annotatedOnly;
     private final ReactiveAdapterRegistry reactiveTypes = ReactiveAdapterRegistry.getSharedInstance();
-    private final Map<Key, Boolean> decisions = new ConcurrentHashMap<>();
+    // by bean type, then method (a class-level annotation depends on the type): two lookups and no
+    // allocation per request, where a composite key would allocate one
+    private final Map<Class<?>, Map<Method, Boolean>> decisions = new ConcurrentHashMap<>();
 
     CoroutineHandlerSelector(boolean annotatedOnly) {
         this.annotatedOnly = annotatedOnly;
@@ -31,7 +30,13 @@ final class CoroutineHandlerSelector implements Predicate<HandlerMethod> {
 
     @Override
     public boolean test(HandlerMethod handler) {
-        return decisions.computeIfAbsent(new Key(handler.getBeanType(), handler.getMethod()), k -> decide(handler));
+        Map<Method, Boolean> byMethod = decisions.computeIfAbsent(handler.getBeanType(), t -> new ConcurrentHashMap<>());
+        Boolean decision = byMethod.get(handler.getMethod());
+        if (decision == null) {
+            decision = decide(handler);
+            byMethod.put(handler.getMethod(), decision);
+        }
+        return decision;
     }
 
     private boolean decide(HandlerMethod handler) {

@@ -76,9 +76,6 @@ final class CoschedWebFilter implements WebFilter, Ordered {
             if (e instanceof CoroutineRejectedException) {
                 return true;
             }
-            if (e.getCause() == e) {
-                break;
-            }
         }
         return false;
     }

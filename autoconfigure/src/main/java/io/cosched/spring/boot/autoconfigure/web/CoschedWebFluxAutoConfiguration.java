@@ -52,12 +52,10 @@ public final class CoschedWebFluxAutoConfiguration {
         }
 
         @Bean
-        CoroutineWebExecution coschedCoroutineWebExecution(IOManager io, CoschedWebStats stats, CoschedProperties properties,
-                org.springframework.core.io.ResourceLoader resourceLoader) {
+        CoroutineWebExecution coschedCoroutineWebExecution(IOManager io, CoschedWebStats stats, CoschedProperties properties) {
             CoschedProperties.Web web = properties.getWeb();
-            ClassLoader classLoader = resourceLoader.getClassLoader();
             return new CoroutineWebExecution(new CoroutineHandlerExecutor(io, stats, web.getRequestTimeout(),
-                    web.getMaxInFlight(), ContextRestorer.detect(classLoader == null ? getClass().getClassLoader() : classLoader)));
+                    web.getMaxInFlight(), ContextRestorer.detect()));
         }
 
         @Bean
