@@ -2,10 +2,15 @@ package io.cosched;
 
 import io.cosched.internal.SchedulerCore;
 
+import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
 
 /** What both public schedulers do the same way: hand each task to the runtime as a coroutine. */
 abstract class CoroutineScheduler implements Scheduler {
+
+    /** The stall threshold a builder uses unless told otherwise. */
+    static final Duration DEFAULT_STALL_THRESHOLD = Duration.ofMillis(100);
 
     final SchedulerCore core;
 
@@ -49,6 +54,16 @@ abstract class CoroutineScheduler implements Scheduler {
     }
 
     @Override
+    public final List<CarrierStats> carrierStats() {
+        return core.carrierStats();
+    }
+
+    @Override
+    public final List<Coroutine<?>> coroutines() {
+        return core.coroutines();
+    }
+
+    @Override
     public final String toString() {
         return core.toString();
     }
@@ -59,6 +74,8 @@ abstract class CoroutineScheduler implements Scheduler {
         int threads = Runtime.getRuntime().availableProcessors();
         boolean daemon;
         boolean requireCarrierMode;
+        Duration stallThreshold = DEFAULT_STALL_THRESHOLD;
+        boolean trackCoroutines;
 
         Builder(String defaultName) {
             this.name = defaultName;
@@ -94,6 +111,30 @@ abstract class CoroutineScheduler implements Scheduler {
             return self();
         }
 
+        /**
+         * How long a carrier may stay inside one task before the stall watchdog logs it (WARN, with
+         * the stack), counts it in {@link SchedulerStats#stalls()}, and spills the carrier's queued
+         * continuations to other carriers until it moves again. Default 100 ms;
+         * {@link Duration#ZERO} turns the watchdog off.
+         */
+        public B stallThreshold(Duration threshold) {
+            this.stallThreshold = threshold;
+            return self();
+        }
+
+        /**
+         * Keep a set of live coroutines, so that {@link Scheduler#coroutines()} can list them for a
+         * dump. Costs a concurrent-set insert and removal per coroutine. Default false.
+         */
+        public B trackCoroutines(boolean track) {
+            this.trackCoroutines = track;
+            return self();
+        }
+
+        long stallThresholdNanos() {
+            return io.cosched.internal.Durations.toNanos("stallThreshold", stallThreshold, false);
+        }
+
         /** Checks the shared arguments, with messages that name the argument, its value and the rule. */
         void check() {
             java.util.Objects.requireNonNull(name, "name: null (expected: a non-blank scheduler name)");
@@ -103,6 +144,7 @@ abstract class CoroutineScheduler implements Scheduler {
             if (threads <= 0) {
                 throw new IllegalArgumentException("threads: " + threads + " (expected: > 0)");
             }
+            stallThresholdNanos(); // null or negative fails here, naming the argument
         }
     }
 }

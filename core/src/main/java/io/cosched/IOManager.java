@@ -72,8 +72,8 @@ public final class IOManager extends CoroutineScheduler {
 
     /**
      * Builds an {@link IOManager}: {@code name} (default {@code cosched-io}), {@code threads} (event
-     * loops), {@code transport}, {@code daemon}, {@code requireCarrierMode}. Every argument is
-     * checked by {@link #build()}.
+     * loops), {@code transport}, {@code daemon}, {@code requireCarrierMode}, {@code stallThreshold},
+     * {@code trackCoroutines}. Every argument is checked by {@link #build()}.
      */
     public static final class Builder extends CoroutineScheduler.Builder<Builder> {
         private Transport transport = Transport.AUTO;
@@ -100,7 +100,8 @@ public final class IOManager extends CoroutineScheduler {
         public IOManager build() {
             check();
             Objects.requireNonNull(transport, "transport: null (expected: AUTO, EPOLL or NIO)");
-            return new IOManager(new IoRuntime(name, threads, transport, daemon, requireCarrierMode));
+            return new IOManager(new IoRuntime(name, threads, transport, daemon, requireCarrierMode,
+                    stallThresholdNanos(), trackCoroutines));
         }
     }
 }

@@ -57,8 +57,8 @@ public final class PoolScheduler extends CoroutineScheduler {
 
     /**
      * Builds a {@link PoolScheduler}: {@code name} (default {@code cosched}), {@code threads},
-     * {@code useCaller}, {@code daemon}, {@code requireCarrierMode}. Every argument is checked by
-     * {@link #build()}.
+     * {@code useCaller}, {@code daemon}, {@code requireCarrierMode}, {@code stallThreshold},
+     * {@code trackCoroutines}. Every argument is checked by {@link #build()}.
      */
     public static final class Builder extends CoroutineScheduler.Builder<Builder> {
         private boolean useCaller;
@@ -81,7 +81,8 @@ public final class PoolScheduler extends CoroutineScheduler {
         /** @throws CarrierModeUnavailableException if carrier mode is required and unavailable */
         public PoolScheduler build() {
             check();
-            return new PoolScheduler(new PoolRuntime(name, threads, useCaller, daemon, requireCarrierMode));
+            return new PoolScheduler(new PoolRuntime(name, threads, useCaller, daemon, requireCarrierMode,
+                    stallThresholdNanos(), trackCoroutines));
         }
     }
 }

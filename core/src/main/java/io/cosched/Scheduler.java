@@ -1,6 +1,7 @@
 package io.cosched;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -60,6 +61,17 @@ public interface Scheduler extends Executor, AutoCloseable {
 
     /** A snapshot of the scheduler's numbers: exact when it is quiet, cheap to read while it is busy. */
     SchedulerStats stats();
+
+    /** One snapshot per carrier, in index order: its state, queue depth and coroutines. */
+    List<CarrierStats> carrierStats();
+
+    /**
+     * The coroutines started and not yet finished, for a dump of their stacks
+     * ({@link Coroutine#thread()}{@code .getStackTrace()}).
+     *
+     * @throws IllegalStateException unless the scheduler was built with {@code trackCoroutines(true)}
+     */
+    List<Coroutine<?>> coroutines();
 
     /** Starts the carriers. Calling it on a running scheduler does nothing. */
     void start();

@@ -21,7 +21,11 @@ package io.cosched;
  * @param sleeping        of those, in {@link Coroutines#sleep}
  * @param timersPending   timers that will still fire (IOManager), 0 for a PoolScheduler
  * @param completedTasks  coroutines finished since start (normally, failed or cancelled)
- * @param stalls          carriers seen stuck in one task past the stall threshold
+ * @param stalls          stalls detected since start: times a carrier was seen stuck in one task past
+ *                        the stall threshold (0 when the watchdog is off)
+ * @param stalledThreads  carriers stuck right now
+ * @param state           {@code NEW}, {@code RUNNING}, {@code STOPPING}, {@code STOPPED}, or {@code FAILED}
+ *                        when it should be running but a carrier thread died or its event loop was shut down
  */
 public record SchedulerStats(
         String name,
@@ -39,5 +43,7 @@ public record SchedulerStats(
         long sleeping,
         long timersPending,
         long completedTasks,
-        long stalls) {
+        long stalls,
+        int stalledThreads,
+        String state) {
 }

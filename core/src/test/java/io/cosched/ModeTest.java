@@ -86,5 +86,9 @@ class ModeTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("name: '  '");
         assertThatThrownBy(() -> IOManager.builder().transport(null).build())
                 .isInstanceOf(NullPointerException.class).hasMessageContaining("transport: null");
+        assertThatThrownBy(() -> PoolScheduler.builder().stallThreshold(Duration.ofMillis(-1)).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("stallThreshold: PT-0.001S (expected: >= 0)");
+        assertThatThrownBy(() -> IOManager.builder().stallThreshold(null).build())
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("stallThreshold: null");
     }
 }

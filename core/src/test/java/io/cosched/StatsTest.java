@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import static io.cosched.TestSupport.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 @Timeout(60)
 class StatsTest {
@@ -24,7 +25,7 @@ class StatsTest {
             for (int i = 0; i < 10; i++) {
                 io.spawn(() -> 1).join();
             }
-            SchedulerStats quiet = new SchedulerStats("quiet-io", "io", MODE, "epoll", 2, 0, 2, 0, 0, 0, 0, 0, 0, 0, 10, 0);
+            SchedulerStats quiet = new SchedulerStats("quiet-io", "io", MODE, "epoll", 2, 0, 2, 0, 0, 0, 0, 0, 0, 0, 10, 0, 0, "RUNNING");
             // the last carrier step may still be finishing when join() returns: wait for the quiet state, then hold it
             eventually(Duration.ofSeconds(5), () -> io.stats().equals(quiet), () -> io.stats().toString());
             assertThat(io.stats()).isEqualTo(quiet);
@@ -38,9 +39,54 @@ class StatsTest {
             for (int i = 0; i < 7; i++) {
                 pool.spawn(() -> 1).join();
             }
-            SchedulerStats quiet = new SchedulerStats("quiet-pool", "pool", MODE, "none", 3, 0, 3, 0, 0, 0, 0, 0, 0, 0, 7, 0);
+            SchedulerStats quiet = new SchedulerStats("quiet-pool", "pool", MODE, "none", 3, 0, 3, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, "RUNNING");
             eventually(Duration.ofSeconds(5), () -> pool.stats().equals(quiet), () -> pool.stats().toString());
             assertThat(pool.stats()).isEqualTo(quiet);
+        }
+    }
+
+    @Test
+    void carrierStatsShowEachCarrierAndTheCoroutinesHomedThere() throws Exception {
+        try (IOManager io = IOManager.builder().name("per-carrier").threads(2).build()) {
+            io.start();
+            List<Coroutine<Void>> parked = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                parked.add(io.spawnOn(1, () -> {
+                    Coroutines.suspend();
+                    return null;
+                }));
+            }
+            eventually(Duration.ofSeconds(5), () -> io.stats().waiting() == 3 || !TestSupport.carrierMode()
+                    && io.stats().coroutines() == 3, () -> io.stats().toString());
+            assertThat(io.carrierStats()).containsExactly(
+                    new CarrierStats(0, "per-carrier-0", "idle", 0, 0),
+                    new CarrierStats(1, "per-carrier-1", "idle", 0, 3));
+            parked.forEach(Coroutine::resume);
+            for (Coroutine<Void> c : parked) {
+                c.join();
+            }
+            assertThat(io.carrierStats()).extracting(CarrierStats::coroutines).containsExactly(0, 0);
+        }
+    }
+
+    @Test
+    void trackedCoroutinesCanBeListedForADump() throws Exception {
+        try (PoolScheduler pool = PoolScheduler.builder().name("tracked").threads(1).trackCoroutines(true).build();
+             PoolScheduler untracked = PoolScheduler.builder().name("untracked").threads(1).build()) {
+            pool.start();
+            untracked.start();
+            Coroutine<Void> parked = pool.spawn(() -> {
+                Coroutines.suspend();
+                return null;
+            });
+            eventually(Duration.ofSeconds(5), () -> parked.state() == CoroutineState.WAITING, parked::toString);
+            assertThat(pool.coroutines()).containsExactly(parked);
+            assertThat(parked.thread().getStackTrace()).anySatisfy(f -> assertThat(f.getMethodName()).isEqualTo("suspend"));
+            parked.resume();
+            parked.join();
+            assertThat(pool.coroutines()).isEmpty();
+            assertThatThrownBy(untracked::coroutines).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("trackCoroutines(true)");
         }
     }
 

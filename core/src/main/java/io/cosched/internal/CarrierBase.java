@@ -2,6 +2,9 @@ package io.cosched.internal;
 
 import io.netty.util.concurrent.FastThreadLocalThread;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
 /**
  * A carrier: one platform thread that runs coroutine steps. It records what it runs, so stats can
  * count running coroutines and busy carriers, and a coroutine can tell whether it is mounted here.
@@ -10,12 +13,28 @@ public abstract class CarrierBase {
 
     static final System.Logger LOG = System.getLogger("io.cosched");
 
+    private static final VarHandle PROGRESS;
+
+    static {
+        try {
+            PROGRESS = MethodHandles.lookup().findVarHandle(CarrierBase.class, "progress", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     protected final int index;
+    final String threadName;
     protected volatile Thread thread;
     private volatile Object current; // the step or task running now, null when between tasks
+    // Tasks begun (and, for a loop, watchdog pings answered). Written only by the carrier's thread,
+    // with a release store: this is the whole hot-path cost of stall detection.
+    private long progress;
+    volatile boolean stalled; // set and cleared by the stall watchdog
 
-    protected CarrierBase(int index) {
+    protected CarrierBase(int index, String threadName) {
         this.index = index;
+        this.threadName = threadName;
     }
 
     /** The scheduler this carrier belongs to. */
@@ -58,9 +77,70 @@ public abstract class CarrierBase {
         return current instanceof CoroutineImpl<?>;
     }
 
+    /** Whether the stall watchdog sees this carrier stuck in one task now. */
+    public final boolean isStalled() {
+        return stalled;
+    }
+
+    /** {@code stalled}, {@code busy} (running a task) or {@code idle}. */
+    public final String stateName() {
+        return stalled ? "stalled" : current != null ? "busy" : "idle";
+    }
+
+    /** What the carrier runs now: a coroutine, a timer or a foreign task; {@code null} between tasks. */
+    final Object currentTask() {
+        return current;
+    }
+
+    /** Tasks begun so far; the watchdog compares two readings. */
+    final long progress() {
+        return (long) PROGRESS.getOpaque(this);
+    }
+
+    /** Counts one unit of progress; on the carrier's thread only. */
+    final void advance() {
+        PROGRESS.setRelease(this, progress + 1);
+    }
+
+    private void begin(Object item) {
+        advance();
+        current = item;
+    }
+
+    /** The name its thread has (or will have) while it serves. */
+    public final String threadName() {
+        return threadName;
+    }
+
+    /** Coroutine steps and continuations waiting for this carrier. */
+    public abstract long queueDepth();
+
+    /** Of those, coroutine steps. */
+    public abstract long readySteps();
+
+    /** Coroutines homed on this carrier and not finished. */
+    public abstract int liveCoroutines();
+
+    /**
+     * Called by the watchdog right after it marked this carrier stalled: hands what is queued here
+     * to {@link SchedulerCore#spillTarget}. Later submissions see the flag and spill themselves.
+     *
+     * @return how many items moved
+     */
+    abstract int spillQueued();
+
+    /** Whether the carrier can no longer serve although its scheduler runs (its loop was shut down). */
+    boolean hasFailed() {
+        return false;
+    }
+
+    /** Asks the carrier to prove it is alive by counting progress soon; loops only, where idle means epoll_wait. */
+    void ping() {
+    }
+
     /** Runs one queued item: a coroutine step or a foreign continuation. */
     protected final void runQueued(Runnable item) {
-        current = item;
+        begin(item);
         try {
             if (item instanceof CoroutineImpl<?> co) {
                 co.runStep();
@@ -77,7 +157,7 @@ public abstract class CarrierBase {
 
     /** Runs a timer's task on this carrier, isolating the carrier from what it throws. */
     final void runTimer(TimerImpl timer) {
-        current = timer;
+        begin(timer);
         try {
             timer.runTask();
         } catch (Throwable e) {

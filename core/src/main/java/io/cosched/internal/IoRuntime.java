@@ -20,8 +20,9 @@ public final class IoRuntime extends SchedulerCore {
     private final AtomicInteger roundRobin = new AtomicInteger();
     private boolean carriersClosed; // guarded by this
 
-    public IoRuntime(String name, int threads, Transport transport, boolean daemon, boolean requireCarrierMode) {
-        super(name, requireCarrierMode);
+    public IoRuntime(String name, int threads, Transport transport, boolean daemon, boolean requireCarrierMode,
+                     long stallThresholdNanos, boolean trackCoroutines) {
+        super(name, requireCarrierMode, stallThresholdNanos, trackCoroutines);
         this.transport = IoTransport.select(transport);
         this.carriers = new LoopCarrier[threads];
         for (int i = 0; i < threads; i++) {
@@ -37,6 +38,7 @@ public final class IoRuntime extends SchedulerCore {
         return group;
     }
 
+    @Override
     public String transportName() {
         return transport.name();
     }
@@ -53,11 +55,17 @@ public final class IoRuntime extends SchedulerCore {
         return carriers;
     }
 
+    @Override
+    CarrierBase[] carrierArray() {
+        return carriers;
+    }
+
     public void start() {
         if (markStarted()) {
             for (LoopCarrier c : carriers) {
                 c.loop().execute(NOOP); // start the loop threads now, in index order
             }
+            startWatchdog();
         }
     }
 
@@ -103,6 +111,23 @@ public final class IoRuntime extends SchedulerCore {
             }
         }
         return best;
+    }
+
+    /** Another loop that is neither stalled nor closed, the one with the least queued; else the JDK's default scheduler. */
+    @Override
+    RunTarget spillTarget(CarrierBase from) {
+        LoopCarrier best = null;
+        long bestDepth = Long.MAX_VALUE;
+        for (LoopCarrier c : carriers) {
+            if (c != from && !c.isStalled() && !c.isClosed()) {
+                long depth = c.queueDepth();
+                if (depth < bestDepth) {
+                    best = c;
+                    bestDepth = depth;
+                }
+            }
+        }
+        return best != null ? best : orphanTarget;
     }
 
     @Override
@@ -157,28 +182,16 @@ public final class IoRuntime extends SchedulerCore {
     // ---- stats ---------------------------------------------------------------------------------
 
     @Override
-    public io.cosched.SchedulerStats stats() {
-        return stats("io", transport.name());
+    protected String type() {
+        return "io";
     }
 
     @Override
-    protected CarrierCounts carrierCounts() {
-        int active = 0;
-        long queue = 0;
-        long ready = 0;
-        long running = 0;
+    protected long timersPending() {
         long timers = 0;
         for (LoopCarrier c : carriers) {
-            if (c.isBusy()) {
-                active++;
-            }
-            if (c.isRunningCoroutine()) {
-                running++;
-            }
-            queue += c.queueDepth();
-            ready += c.readySteps();
             timers += c.timersPending();
         }
-        return new CarrierCounts(carriers.length, active, queue, ready, running, timers, 0);
+        return timers;
     }
 }

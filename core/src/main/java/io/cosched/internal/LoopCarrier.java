@@ -35,20 +35,19 @@ public final class LoopCarrier extends CarrierBase implements RunTarget, Runnabl
     }
 
     final IoRuntime runtime;
-    private final String threadName;
     private final boolean daemon;
     private final Executor orphans;
     private final RunQueue queue = new RunQueue();
     private final AtomicInteger live = new AtomicInteger();
     final LoopTimers timers;
+    private final Runnable pong = this::advance;
     private volatile IoEventLoop loop;
     private volatile int drainScheduled;
     private volatile boolean closed;
 
     LoopCarrier(IoRuntime runtime, int index, String threadName, boolean daemon, Ticker ticker) {
-        super(index);
+        super(index, threadName);
         this.runtime = runtime;
-        this.threadName = threadName;
         this.daemon = daemon;
         this.orphans = runtime.support().orphanExecutor();
         this.timers = new LoopTimers(this, ticker);
@@ -99,6 +98,7 @@ public final class LoopCarrier extends CarrierBase implements RunTarget, Runnabl
     }
 
     /** Coroutines homed here and not finished; placement picks the loop with the fewest. */
+    @Override
     public int liveCoroutines() {
         return live.get();
     }
@@ -106,8 +106,31 @@ public final class LoopCarrier extends CarrierBase implements RunTarget, Runnabl
     private void afterOffer() {
         if (closed) {
             drainToOrphans(); // close() may have drained before our offer
+        } else if (stalled) {
+            spillQueued(); // the watchdog may have spilled before our offer
         } else {
             scheduleDrain();
+        }
+    }
+
+    @Override
+    int spillQueued() {
+        return queue.spillTo(runtime.spillTarget(this));
+    }
+
+    @Override
+    boolean hasFailed() {
+        IoEventLoop l = loop;
+        return l != null && l.isShuttingDown();
+    }
+
+    /** A Netty task that counts progress: answered at once by an idle loop, never by a stuck one. */
+    @Override
+    void ping() {
+        try {
+            loop.execute(pong);
+        } catch (RejectedExecutionException e) {
+            // shutting down: nothing to watch any more
         }
     }
 
@@ -160,11 +183,13 @@ public final class LoopCarrier extends CarrierBase implements RunTarget, Runnabl
     // ---- numbers -------------------------------------------------------------------------------
 
     /** Coroutine steps queued here. */
+    @Override
     public long readySteps() {
         return queue.readySteps();
     }
 
     /** Everything waiting for this loop: queued coroutine steps and continuations, and Netty's other tasks. */
+    @Override
     public long queueDepth() {
         long netty = loop instanceof SingleThreadEventExecutor e ? e.pendingTasks() : 0;
         // our own drain task sits in Netty's queue while scheduled; it is not extra work

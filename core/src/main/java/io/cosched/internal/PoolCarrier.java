@@ -2,6 +2,7 @@ package io.cosched.internal;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -34,14 +35,13 @@ final class PoolCarrier extends CarrierBase implements RunTarget {
     }
 
     private final PoolRuntime pool;
-    final String threadName;
     private final RunQueue bound = new RunQueue();
+    private final AtomicInteger live = new AtomicInteger();
     private volatile int parkState = BUSY;
 
     PoolCarrier(PoolRuntime pool, int index, String threadName) {
-        super(index);
+        super(index, threadName);
         this.pool = pool;
-        this.threadName = threadName;
     }
 
     @Override
@@ -65,25 +65,42 @@ final class PoolCarrier extends CarrierBase implements RunTarget {
 
     @Override
     public void coroutineStarted() {
+        live.incrementAndGet();
     }
 
     @Override
     public void coroutineFinished() {
+        live.decrementAndGet();
+    }
+
+    /** Coroutines bound to this carrier ({@code spawnOn}) and not finished. */
+    @Override
+    public int liveCoroutines() {
+        return live.get();
     }
 
     private void afterOffer() {
         if (pool.isClosed()) {
             pool.drainToOrphans(bound); // stop() may have drained before our offer
+        } else if (stalled) {
+            spillQueued(); // the watchdog may have spilled before our offer
         } else {
             wake();
         }
     }
 
-    long readySteps() {
+    @Override
+    int spillQueued() {
+        return bound.spillTo(pool.spillTarget(this));
+    }
+
+    @Override
+    public long readySteps() {
         return bound.readySteps();
     }
 
-    long queueDepth() {
+    @Override
+    public long queueDepth() {
         return bound.depth();
     }
 

@@ -30,8 +30,9 @@ public final class PoolRuntime extends SchedulerCore {
     private volatile boolean terminate; // carriers leave their loops
     private volatile boolean closed;    // queues hand everything to the orphan executor
 
-    public PoolRuntime(String name, int threads, boolean useCaller, boolean daemon, boolean requireCarrierMode) {
-        super(name, requireCarrierMode);
+    public PoolRuntime(String name, int threads, boolean useCaller, boolean daemon, boolean requireCarrierMode,
+                       long stallThresholdNanos, boolean trackCoroutines) {
+        super(name, requireCarrierMode, stallThresholdNanos, trackCoroutines);
         this.useCaller = useCaller;
         this.daemon = daemon;
         this.orphans = support.orphanExecutor();
@@ -65,6 +66,7 @@ public final class PoolRuntime extends SchedulerCore {
             c.thread = t; // before start: a submitter may wake it as soon as it is idle
             t.start();
         }
+        startWatchdog();
     }
 
     // ---- placement -----------------------------------------------------------------------------
@@ -86,6 +88,22 @@ public final class PoolRuntime extends SchedulerCore {
                     + "; PoolScheduler '" + name + "' has " + carriers.length + " carriers)");
         }
         return carriers[index];
+    }
+
+    @Override
+    CarrierBase[] carrierArray() {
+        return carriers;
+    }
+
+    /** The shared queue while some carrier is not stalled to take from it; else the JDK's default scheduler. */
+    @Override
+    RunTarget spillTarget(CarrierBase from) {
+        for (PoolCarrier c : carriers) {
+            if (c != from && !c.isStalled() && c.thread != null) {
+                return shared;
+            }
+        }
+        return orphanTarget;
     }
 
     @Override
@@ -276,26 +294,22 @@ public final class PoolRuntime extends SchedulerCore {
     // ---- stats ---------------------------------------------------------------------------------
 
     @Override
-    public io.cosched.SchedulerStats stats() {
-        return stats("pool", "none");
+    protected String type() {
+        return "pool";
     }
 
     @Override
-    protected CarrierCounts carrierCounts() {
-        int active = 0;
-        long running = 0;
-        long queue = sharedQueue.depth();
-        long ready = sharedQueue.readySteps();
-        for (PoolCarrier c : carriers) {
-            if (c.isBusy()) {
-                active++;
-            }
-            if (c.isRunningCoroutine()) {
-                running++;
-            }
-            queue += c.queueDepth();
-            ready += c.readySteps();
-        }
-        return new CarrierCounts(carriers.length, active, queue, ready, running, 0, 0);
+    protected String transportName() {
+        return "none";
+    }
+
+    @Override
+    protected long timersPending() {
+        return 0;
+    }
+
+    @Override
+    protected long[] sharedQueueCounts() {
+        return new long[] {sharedQueue.depth(), sharedQueue.readySteps()};
     }
 }

@@ -63,4 +63,23 @@ final class RunQueue {
         }
         return n;
     }
+
+    /**
+     * Moves everything queued to {@code target}, in order: how a stalled carrier's queue spills.
+     *
+     * @return how many items moved
+     */
+    int spillTo(RunTarget target) {
+        int n = 0;
+        Runnable item;
+        while ((item = poll()) != null) {
+            if (item instanceof CoroutineImpl<?> co) {
+                target.submitStep(co);
+            } else {
+                target.submitForeign(item);
+            }
+            n++;
+        }
+        return n;
+    }
 }

@@ -1,10 +1,17 @@
 package io.cosched.internal;
 
 import io.cosched.CarrierModeUnavailableException;
+import io.cosched.CarrierStats;
+import io.cosched.Coroutine;
 import io.cosched.SchedulerStats;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
@@ -40,7 +47,11 @@ public abstract class SchedulerCore {
     final String name;
     final CarrierSupport support;
     final boolean carrierMode;
+    private final long stallThresholdNanos;
+    private final Set<CoroutineImpl<?>> tracked; // null unless tracking was asked for
+    final RunTarget orphanTarget;
     private volatile int state = NEW;
+    private volatile StallWatchdog watchdog;
 
     private final LongAdder spawned = new LongAdder();
     private final LongAdder finished = new LongAdder();
@@ -49,10 +60,18 @@ public abstract class SchedulerCore {
     private final LongAdder fallbackNotStarted = new LongAdder();
     private final Object drainMonitor = new Object();
 
-    protected SchedulerCore(String name, boolean requireCarrierMode) {
+    /**
+     * @param stallThresholdNanos how long a carrier may stay in one task before the watchdog reports
+     *                            it and spills its work; 0 turns the watchdog off
+     * @param trackCoroutines     whether to keep a set of live coroutines for {@link #coroutines()}
+     */
+    protected SchedulerCore(String name, boolean requireCarrierMode, long stallThresholdNanos, boolean trackCoroutines) {
         this.name = name;
         this.support = CarrierSupport.get();
         this.carrierMode = support.isCarrierMode();
+        this.stallThresholdNanos = stallThresholdNanos;
+        this.tracked = trackCoroutines ? ConcurrentHashMap.newKeySet() : null;
+        this.orphanTarget = new OrphanTarget(support.orphanExecutor());
         if (requireCarrierMode && !carrierMode) {
             throw new CarrierModeUnavailableException("scheduler '" + name + "' requires carrier mode "
                     + "(requireCarrierMode=true), but coroutines cannot run on cosched's carriers: "
@@ -80,6 +99,23 @@ public abstract class SchedulerCore {
         return state == RUNNING;
     }
 
+    /**
+     * The state users see: NEW, RUNNING, STOPPING, STOPPED, or FAILED when the scheduler should be
+     * running but a carrier thread has died (an Error escaped it, or someone shut its loop down).
+     */
+    public final String publicState() {
+        int s = state;
+        if (s == RUNNING) {
+            for (CarrierBase c : carrierArray()) {
+                Thread t = c.thread();
+                if (t != null && !t.isAlive() || c.hasFailed()) {
+                    return "FAILED";
+                }
+            }
+        }
+        return STATE_NAMES[s];
+    }
+
     /** NEW to RUNNING; false when already started. Throws when stopped. */
     protected final boolean markStarted() {
         if (STATE.compareAndSet(this, NEW, RUNNING)) {
@@ -102,6 +138,27 @@ public abstract class SchedulerCore {
                 return true;
             }
         }
+    }
+
+    /** Starts the stall watchdog, once the carriers exist; after {@link #markStarted}. */
+    protected final void startWatchdog() {
+        if (stallThresholdNanos > 0) {
+            StallWatchdog w = new StallWatchdog(this, carrierArray(), stallThresholdNanos, Ticker.SYSTEM);
+            watchdog = w;
+            w.start();
+        }
+    }
+
+    /** The watchdog, for tests that drive it by hand; {@code null} when off or not started. */
+    StallWatchdog watchdog() {
+        return watchdog;
+    }
+
+    /** Installs a watchdog driven by {@code ticker} and nobody else; tests call {@code check} themselves. */
+    StallWatchdog manualWatchdog(long thresholdNanos, Ticker ticker) {
+        StallWatchdog w = new StallWatchdog(this, carrierArray(), thresholdNanos, ticker);
+        watchdog = w;
+        return w;
     }
 
     protected final void markStopped() {
@@ -127,6 +184,9 @@ public abstract class SchedulerCore {
             throw rejected();
         }
         CoroutineImpl<T> co = new CoroutineImpl<>(this, home, task, detached);
+        if (tracked != null) {
+            tracked.add(co);
+        }
         if (!carrierMode) {
             fallbackNotStarted.increment();
         }
@@ -142,12 +202,68 @@ public abstract class SchedulerCore {
     /** Carrier {@code index} as a run target, checked against the number of carriers. */
     public abstract RunTarget carrier(int index);
 
+    /** Every carrier, in index order. */
+    abstract CarrierBase[] carrierArray();
+
+    /**
+     * Where work queued for the stalled carrier {@code from} goes instead: another carrier of this
+     * scheduler that is not stalled, else the JDK's default scheduler.
+     */
+    abstract RunTarget spillTarget(CarrierBase from);
+
+    /**
+     * The live coroutines, when the scheduler was built to track them.
+     *
+     * @throws IllegalStateException when tracking is off
+     */
+    public final List<Coroutine<?>> coroutines() {
+        if (tracked == null) {
+            throw new IllegalStateException("coroutines(): scheduler '" + name + "' does not track its coroutines "
+                    + "(build it with trackCoroutines(true))");
+        }
+        return List.copyOf(tracked);
+    }
+
+    public final boolean tracksCoroutines() {
+        return tracked != null;
+    }
+
+    /** Runs spilled or orphaned work on the JDK's default scheduler. */
+    private static final class OrphanTarget implements RunTarget {
+        private final Executor orphans;
+
+        OrphanTarget(Executor orphans) {
+            this.orphans = orphans;
+        }
+
+        @Override
+        public void submitStep(CoroutineImpl<?> coroutine) {
+            orphans.execute(coroutine.orphanStep());
+        }
+
+        @Override
+        public void submitForeign(Runnable continuation) {
+            orphans.execute(continuation);
+        }
+
+        @Override
+        public void coroutineStarted() {
+        }
+
+        @Override
+        public void coroutineFinished() {
+        }
+    }
+
     /** Starts {@code task} next to the caller: {@link io.cosched.Coroutines#go} from inside this scheduler. */
     public final CoroutineImpl<Void> spawnLocal(Runnable task) {
         return spawn(task, place(), false);
     }
 
     void coroutineFinished(CoroutineImpl<?> co) {
+        if (tracked != null) {
+            tracked.remove(co);
+        }
         finished.increment();
         co.home.coroutineFinished();
         if (state >= STOPPING && liveCoroutines() == 0) {
@@ -223,9 +339,6 @@ public abstract class SchedulerCore {
                 s.sleeping());
     }
 
-    /** This scheduler's stats. */
-    public abstract SchedulerStats stats();
-
     /** Whether the calling code runs in a coroutine (or a thread it started) or on a carrier of this scheduler. */
     public final boolean isCurrent() {
         CoroutineImpl<?> ctx = CoroutineImpl.currentContext();
@@ -263,6 +376,10 @@ public abstract class SchedulerCore {
             reportUndrained(timeout);
         }
         shutDownCarriers();
+        StallWatchdog w = watchdog;
+        if (w != null) {
+            w.stop();
+        }
         markStopped();
         return drained;
     }
@@ -300,23 +417,48 @@ public abstract class SchedulerCore {
 
     // ---- stats ---------------------------------------------------------------------------------
 
-    /** Per-type numbers that only the concrete scheduler knows. */
-    protected record CarrierCounts(int threads, int active, long queueDepth, long readySteps, long runningCoroutines,
-                                   long timersPending, long stalls) {
+    /** Work queued outside the carriers' own queues (a pool's shared queue): {depth, coroutine steps}. */
+    protected long[] sharedQueueCounts() {
+        return new long[] {0, 0};
     }
 
-    protected abstract CarrierCounts carrierCounts();
+    /** Timers that will still fire. */
+    protected abstract long timersPending();
 
-    public final SchedulerStats stats(String type, String transport) {
-        CarrierCounts c = carrierCounts();
+    /** "io" or "pool". */
+    protected abstract String type();
+
+    /** "epoll", "nio" or "none". */
+    protected abstract String transportName();
+
+    public final SchedulerStats stats() {
+        int threads = 0;
+        int active = 0;
+        int stalled = 0;
+        long running = 0;
+        long[] shared = sharedQueueCounts();
+        long queue = shared[0];
+        long readySteps = shared[1];
+        for (CarrierBase c : carrierArray()) {
+            threads++;
+            if (c.isBusy()) {
+                active++;
+            }
+            if (c.isRunningCoroutine()) {
+                running++;
+            }
+            if (c.isStalled()) {
+                stalled++;
+            }
+            queue += c.queueDepth();
+            readySteps += c.readySteps();
+        }
         long live = liveCoroutines();
         long sleepingNow = Math.max(0, sleeping.sum());
         long ready;
-        long running;
         long waiting;
         if (carrierMode) {
-            ready = c.readySteps();
-            running = c.runningCoroutines();
+            ready = readySteps;
             waiting = live - ready - running - sleepingNow;
         } else {
             // No carrier sees the parks of a fallback coroutine: helper waits are counted, and a
@@ -330,9 +472,26 @@ public abstract class SchedulerCore {
         running = clamp(running, live - ready);
         sleepingNow = clamp(sleepingNow, live - ready - running);
         waiting = clamp(waiting, live - ready - running - sleepingNow);
-        return new SchedulerStats(name, type, support.mode(), transport, c.threads(), c.active(),
-                c.threads() - c.active(), Math.max(0, c.queueDepth()), Math.max(0, live), ready, running, waiting,
-                sleepingNow, c.timersPending(), finished.sum(), c.stalls());
+        StallWatchdog w = watchdog;
+        return new SchedulerStats(name, type(), support.mode(), transportName(), threads, active, threads - active,
+                Math.max(0, queue), Math.max(0, live), ready, running, waiting, sleepingNow, timersPending(),
+                finished.sum(), w == null ? 0 : w.stalls(), stalled, publicState());
+    }
+
+    /** One entry per carrier, in index order. */
+    public final List<CarrierStats> carrierStats() {
+        CarrierBase[] carriers = carrierArray();
+        List<CarrierStats> out = new ArrayList<>(carriers.length);
+        for (CarrierBase c : carriers) {
+            out.add(new CarrierStats(c.index(), c.threadName(), c.stateName(), Math.max(0, c.queueDepth()),
+                    Math.max(0, c.liveCoroutines())));
+        }
+        return out;
+    }
+
+    /** The stall threshold in nanoseconds; 0 when the watchdog is off. */
+    public final long stallThresholdNanos() {
+        return stallThresholdNanos;
     }
 
     private static long clamp(long v, long max) {

@@ -1,0 +1,16 @@
+package io.cosched;
+
+/**
+ * One carrier of a scheduler, as {@link Scheduler#carrierStats()} reports it.
+ *
+ * @param index      0-based carrier index
+ * @param thread     the carrier thread's name, {@code <scheduler>-<index>}
+ * @param state      {@code idle}, {@code busy} (running a coroutine step or timer task) or
+ *                   {@code stalled} (stuck in one task past the stall threshold; its work spills
+ *                   to other carriers)
+ * @param queueDepth coroutine steps and tasks waiting for this carrier
+ * @param coroutines coroutines homed on this carrier and not finished (for a {@link PoolScheduler},
+ *                   those bound to it with {@link Scheduler#spawnOn})
+ */
+public record CarrierStats(int index, String thread, String state, long queueDepth, int coroutines) {
+}

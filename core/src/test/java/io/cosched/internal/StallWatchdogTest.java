@@ -1,0 +1,305 @@
+package io.cosched.internal;
+
+import io.cosched.CarrierStats;
+import io.cosched.CoroutineState;
+import io.cosched.SchedulerStats;
+import io.cosched.TestSupport;
+import io.cosched.Transport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+
+import static io.cosched.TestSupport.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The stall watchdog: what it reports, when, and that a stalled carrier's work moves elsewhere. */
+@Timeout(60)
+class StallWatchdogTest {
+
+    private static final long MS = 1_000_000L;
+    private static final long NO_WATCHDOG = 0;
+
+    private final List<LogRecord> logged = new CopyOnWriteArrayList<>();
+    private final Handler capture = new Handler() {
+        @Override
+        public void publish(LogRecord r) {
+            logged.add(r);
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void close() {
+        }
+    };
+    private final AtomicBoolean release = new AtomicBoolean();
+    private final CountDownLatch unblock = new CountDownLatch(1);
+    private SchedulerCore scheduler;
+
+    @BeforeEach
+    void captureLog() {
+        Logger.getLogger("io.cosched").addHandler(capture);
+    }
+
+    @AfterEach
+    void tearDown() {
+        release.set(true);
+        unblock.countDown();
+        Logger.getLogger("io.cosched").removeHandler(capture);
+        if (scheduler != null) {
+            scheduler.stop(Duration.ofSeconds(10));
+        }
+    }
+
+    /** A CPU hog: spins until released (or 30 s pass, so a failed test cannot spin forever). */
+    private void spinUntilReleased(CountDownLatch started) {
+        started.countDown();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!release.get() && System.nanoTime() - deadline < 0) {
+            Thread.onSpinWait();
+        }
+    }
+
+    private List<String> messages(Level level) {
+        java.util.logging.Formatter f = new java.util.logging.SimpleFormatter();
+        return logged.stream()
+                .filter(r -> r.getLevel() == level && StallWatchdog.class.getName().equals(r.getSourceClassName()))
+                .map(f::formatMessage).toList();
+    }
+
+    @Test
+    @Tag("carrier-only") // in fallback mode a spinning coroutine holds a JDK carrier, not ours
+    void aCarrierStuckInOneTaskIsReportedOnceAtTheThresholdAndRecoversWhenItMovesOn() throws Exception {
+        PoolRuntime pool = new PoolRuntime("stall-pool", 2, false, true, false, NO_WATCHDOG, false);
+        scheduler = pool;
+        pool.start();
+        long[] now = {0};
+        StallWatchdog watchdog = pool.manualWatchdog(100 * MS, () -> now[0]);
+
+        CountDownLatch started = new CountDownLatch(1);
+        CoroutineImpl<Void> hog = pool.spawn((Runnable) () -> spinUntilReleased(started), pool.carrier(0), false);
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+
+        now[0] = 0;
+        watchdog.check(now[0]);
+        now[0] = 99 * MS;
+        watchdog.check(now[0]);
+        assertThat(pool.stats().stalls()).isZero();
+        assertThat(pool.carrierStats().get(0).state()).isEqualTo("busy");
+
+        now[0] = 100 * MS;
+        watchdog.check(now[0]);
+        now[0] = 150 * MS;
+        watchdog.check(now[0]); // still stuck: not reported twice
+        SchedulerStats stuck = pool.stats();
+        assertThat(stuck.stalls()).isEqualTo(1);
+        assertThat(stuck.stalledThreads()).isEqualTo(1);
+        assertThat(pool.carrierStats()).extracting(CarrierStats::state).containsExactly("stalled", "idle");
+        assertThat(messages(Level.WARNING)).singleElement().satisfies(m -> assertThat(m)
+                .contains("PoolScheduler 'stall-pool'", "carrier stall-pool-0", "stuck for 100 ms", "threshold 100 ms",
+                        "in coroutine", "spinUntilReleased"));
+
+        // Work bound to the stuck carrier spills to the shared queue and runs on the other one.
+        CoroutineImpl<String> bound = pool.spawn((java.util.concurrent.Callable<String>) TestSupport::carrierName,
+                pool.carrier(0), false);
+        assertThat(bound.toFuture().get(10, TimeUnit.SECONDS)).isEqualTo("stall-pool-1");
+
+        release.set(true);
+        hog.toFuture().get(10, TimeUnit.SECONDS);
+        eventually(Duration.ofSeconds(5), () -> !isBusy(pool, 0), () -> "carrier 0 still in the hog's step");
+        now[0] = 300 * MS;
+        watchdog.check(now[0]);
+        assertThat(pool.carrierStats().get(0).state()).isEqualTo("idle");
+        assertThat(pool.stats().stalledThreads()).isZero();
+        assertThat(pool.stats().stalls()).isEqualTo(1);
+        assertThat(messages(Level.INFO)).anySatisfy(m -> assertThat(m).contains("stall-pool-0 moves again"));
+    }
+
+    private static boolean isBusy(SchedulerCore s, int carrier) {
+        return s.carrierArray()[carrier].isBusy();
+    }
+
+    @Test
+    void aLoopBlockedOutsideCoschedTasksIsFoundByItsUnansweredPing() throws Exception {
+        IoRuntime io = new IoRuntime("stall-io", 2, Transport.AUTO, true, false, NO_WATCHDOG, false);
+        scheduler = io;
+        io.start();
+        long[] now = {0};
+        StallWatchdog watchdog = io.manualWatchdog(100 * MS, () -> now[0]);
+
+        CountDownLatch entered = new CountDownLatch(1);
+        io.carrier(0).loop().execute(() -> {
+            entered.countDown();
+            await(unblock); // a blocking call in plain Netty code on the loop
+        });
+        assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+
+        long idleLoopProgress = io.carrier(1).progress();
+        watchdog.check(now[0]); // no progress seen yet on either loop: both get a ping
+        eventually(Duration.ofSeconds(5), () -> io.carrier(1).progress() != idleLoopProgress, () -> "ping unanswered");
+        now[0] = 100 * MS;
+        watchdog.check(now[0]);
+
+        assertThat(io.carrierStats()).extracting(CarrierStats::state).containsExactly("stalled", "idle");
+        assertThat(messages(Level.WARNING)).singleElement().satisfies(m -> assertThat(m)
+                .contains("IOManager 'stall-io'", "carrier stall-io-0", "outside cosched's tasks", "await"));
+
+        unblock.countDown();
+        eventually(Duration.ofSeconds(5), () -> {
+            watchdog.check(now[0] += MS);
+            return !io.carrier(0).isStalled();
+        }, () -> "loop 0 never answered its ping");
+        assertThat(io.stats().stalls()).isEqualTo(1);
+    }
+
+    @Test
+    void anIdleLoopIsNeverReported() throws Exception {
+        IoRuntime io = new IoRuntime("idle-io", 1, Transport.AUTO, true, false, NO_WATCHDOG, false);
+        scheduler = io;
+        io.start();
+        long[] now = {0};
+        StallWatchdog watchdog = io.manualWatchdog(100 * MS, () -> now[0]);
+        for (int round = 0; round < 20; round++) {
+            long before = io.carrier(0).progress();
+            watchdog.check(now[0]);
+            now[0] += 60 * MS;
+            if (round % 2 == 0) {
+                eventually(Duration.ofSeconds(5), () -> io.carrier(0).progress() != before, () -> "ping unanswered");
+            }
+        }
+        assertThat(io.stats().stalls()).isZero();
+        assertThat(messages(Level.WARNING)).isEmpty();
+    }
+
+    /**
+     * DESIGN §2's dead-lock: a coroutine homed on loop 0 holds a lock and parks on socket I/O; loop 0's
+     * thread then blocks on that lock. The coroutine's resume is queued for loop 0, which will not run it
+     * until it gets the lock. With the watchdog the resume spills (to loop 1, or with one loop to the
+     * JDK's default scheduler), the coroutine unlocks, and loop 0 moves again.
+     */
+    @ParameterizedTest(name = "{0} loops")
+    @ValueSource(ints = {2, 1})
+    @Tag("carrier-only")
+    void spillBreaksTheDeadLockOfALoopBlockedOnALockItsOwnCoroutineHolds(int loops) throws Exception {
+        IoRuntime io = new IoRuntime("spill-io", loops, Transport.AUTO, true, false, 50 * MS, false);
+        scheduler = io;
+        io.start();
+        DeadLock d = new DeadLock(io);
+        d.loopBlocksOnLock(() -> {
+            d.lock.lock();
+            d.lock.unlock();
+            return true;
+        });
+        assertThat(d.loopGotLock.get(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(d.coroutine.toFuture().get(10, TimeUnit.SECONDS))
+                .isEqualTo(loops == 2 ? "spill-io-1" : "default scheduler");
+        assertThat(io.stats().stalls()).isGreaterThanOrEqualTo(1);
+        // logged by the watchdog right after the spill, which may let the coroutine finish first
+        eventually(Duration.ofSeconds(5), () -> !messages(Level.WARNING).isEmpty(), () -> "no stall warning");
+        assertThat(messages(Level.WARNING)).anySatisfy(m -> assertThat(m).contains("carrier spill-io-0", "lock"));
+    }
+
+    @Test
+    @Tag("carrier-only")
+    void withoutTheWatchdogTheSameSituationDeadLocks() throws Exception {
+        IoRuntime io = new IoRuntime("nospill-io", 2, Transport.AUTO, true, false, NO_WATCHDOG, false);
+        scheduler = io;
+        io.start();
+        DeadLock d = new DeadLock(io);
+        // A timed lock, so that the test ends: the loop gives up after 500 ms without the lock.
+        d.loopBlocksOnLock(() -> {
+            boolean got = d.lock.tryLock(500, TimeUnit.MILLISECONDS);
+            if (got) {
+                d.lock.unlock();
+            }
+            return got;
+        });
+        assertThat(d.loopGotLock.get(10, TimeUnit.SECONDS)).isFalse();
+        // Only once the loop gave up could the coroutine run, on its own loop.
+        assertThat(d.coroutine.toFuture().get(10, TimeUnit.SECONDS)).isEqualTo("nospill-io-0");
+    }
+
+    /** The pieces of the dead-lock scenario. */
+    private static final class DeadLock {
+        final ReentrantLock lock = new ReentrantLock();
+        final java.util.concurrent.CompletableFuture<Boolean> loopGotLock = new java.util.concurrent.CompletableFuture<>();
+        final IoRuntime io;
+        CoroutineImpl<String> coroutine;
+
+        DeadLock(IoRuntime io) {
+            this.io = io;
+        }
+
+        void loopBlocksOnLock(java.util.concurrent.Callable<Boolean> lockOnLoop) throws Exception {
+            try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                AtomicReference<Socket> accepted = new AtomicReference<>();
+                CountDownLatch holding = new CountDownLatch(1);
+                coroutine = io.spawn((java.util.concurrent.Callable<String>) () -> {
+                    try (Socket s = new Socket(server.getInetAddress(), server.getLocalPort())) {
+                        lock.lock();
+                        try {
+                            holding.countDown();
+                            InputStream in = s.getInputStream();
+                            in.read(); // parks on I/O while holding the lock
+                            String carrier = TestSupport.carrierName();
+                            return carrier.startsWith("ForkJoinPool") ? "default scheduler" : carrier;
+                        } finally {
+                            lock.unlock();
+                        }
+                    }
+                }, io.carrier(0), false);
+                accepted.set(server.accept());
+                assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
+                eventually(Duration.ofSeconds(5), () -> coroutine.state() == CoroutineState.WAITING,
+                        () -> "coroutine not parked: " + coroutine.state());
+                CountDownLatch loopEntered = new CountDownLatch(1);
+                io.carrier(0).loop().execute(() -> {
+                    loopEntered.countDown();
+                    try {
+                        loopGotLock.complete(lockOnLoop.call());
+                    } catch (Exception e) {
+                        loopGotLock.completeExceptionally(e);
+                    }
+                });
+                assertThat(loopEntered.await(10, TimeUnit.SECONDS)).isTrue();
+                try (Socket peer = accepted.get(); OutputStream out = peer.getOutputStream()) {
+                    out.write(1); // the coroutine's read completes: its resume goes to loop 0
+                    out.flush();
+                    coroutine.toFuture().get(10, TimeUnit.SECONDS);
+                }
+            }
+        }
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            latch.await(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
