@@ -40,9 +40,13 @@ public final class LoopCarrier extends CarrierBase implements RunTarget, Runnabl
     private final RunQueue queue = new RunQueue();
     private final AtomicInteger live = new AtomicInteger();
     final LoopTimers timers;
-    private final Runnable pong = this::advance;
+    private final Runnable pong = () -> {
+        pingPending = 0;
+        advance();
+    };
     private volatile IoEventLoop loop;
     private volatile int drainScheduled;
+    private volatile int pingPending; // the watchdog's ping sits in Netty's queue
     private volatile boolean closed;
 
     LoopCarrier(IoRuntime runtime, int index, String threadName, boolean daemon, Ticker ticker) {
@@ -127,10 +131,11 @@ public final class LoopCarrier extends CarrierBase implements RunTarget, Runnabl
     /** A Netty task that counts progress: answered at once by an idle loop, never by a stuck one. */
     @Override
     void ping() {
+        pingPending = 1;
         try {
             loop.execute(pong);
         } catch (RejectedExecutionException e) {
-            // shutting down: nothing to watch any more
+            pingPending = 0; // shutting down: nothing to watch any more
         }
     }
 
@@ -192,8 +197,8 @@ public final class LoopCarrier extends CarrierBase implements RunTarget, Runnabl
     @Override
     public long queueDepth() {
         long netty = loop instanceof SingleThreadEventExecutor e ? e.pendingTasks() : 0;
-        // our own drain task sits in Netty's queue while scheduled; it is not extra work
-        netty -= drainScheduled;
+        // our own drain task and the watchdog's ping sit in Netty's queue; they are not work waiting
+        netty -= drainScheduled + pingPending;
         return queue.depth() + Math.max(0, netty);
     }
 

@@ -26,32 +26,38 @@ import java.util.List;
 @AutoConfiguration(afterName = "org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration")
 @ConditionalOnClass(IOManager.class)
 @ConditionalOnBooleanProperty(name = "cosched.enabled", matchIfMissing = true)
-@EnableConfigurationProperties(CoschedProperties.class)
+@EnableConfigurationProperties({CoschedProperties.class, CoschedEndpointProperties.class})
 public final class CoschedAutoConfiguration {
 
     // destroyMethod = "": the lifecycle bean stops the schedulers, in the right phase
     @Bean(destroyMethod = "")
     @ConditionalOnMissingBean
-    IOManager coschedIOManager(CoschedProperties properties, ObjectProvider<CoschedCustomizer> customizers) {
+    IOManager coschedIOManager(CoschedProperties properties, CoschedEndpointProperties endpoint,
+            ObjectProvider<CoschedCustomizer> customizers) {
         CoschedProperties.Io io = properties.getIo();
         IOManager.Builder builder = IOManager.builder()
                 .name(io.getName())
                 .threads(io.getThreads())
                 .transport(io.getTransport())
-                .requireCarrierMode(properties.getCarrier().isRequire());
+                .requireCarrierMode(properties.getCarrier().isRequire())
+                .stallThreshold(properties.getStall().getThreshold())
+                .trackCoroutines(endpoint.getDump().isEnabled());
         customizers.orderedStream().forEach(c -> c.customize(builder));
         return builder.build();
     }
 
     @Bean(destroyMethod = "")
     @ConditionalOnMissingBean
-    PoolScheduler coschedPoolScheduler(CoschedProperties properties, ObjectProvider<CoschedCustomizer> customizers) {
+    PoolScheduler coschedPoolScheduler(CoschedProperties properties, CoschedEndpointProperties endpoint,
+            ObjectProvider<CoschedCustomizer> customizers) {
         CoschedProperties.Scheduler scheduler = properties.getScheduler();
         PoolScheduler.Builder builder = PoolScheduler.builder()
                 .name(scheduler.getName())
                 .threads(scheduler.getThreads())
                 .useCaller(scheduler.isUseCaller())
-                .requireCarrierMode(properties.getCarrier().isRequire());
+                .requireCarrierMode(properties.getCarrier().isRequire())
+                .stallThreshold(properties.getStall().getThreshold())
+                .trackCoroutines(endpoint.getDump().isEnabled());
         customizers.orderedStream().forEach(c -> c.customize(builder));
         return builder.build();
     }

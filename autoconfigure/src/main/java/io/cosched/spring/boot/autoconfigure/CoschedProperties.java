@@ -26,6 +26,8 @@ public class CoschedProperties {
 
     private final Shutdown shutdown = new Shutdown();
 
+    private final Stall stall = new Stall();
+
     public boolean isEnabled() {
         return enabled;
     }
@@ -52,6 +54,10 @@ public class CoschedProperties {
 
     public Shutdown getShutdown() {
         return shutdown;
+    }
+
+    public Stall getStall() {
+        return stall;
     }
 
     /** The PoolScheduler bean (sylar's N-M scheduler) for coroutines that need no event loop. */
@@ -214,6 +220,27 @@ public class CoschedProperties {
                 throw new IllegalArgumentException("timeout: " + timeout + " (expected: >= 0)");
             }
             this.timeout = timeout;
+        }
+    }
+
+    /** The stall watchdog of every scheduler cosched builds. */
+    public static class Stall {
+
+        /**
+         * How long a carrier may stay inside one task before it is reported (WARN with the stack),
+         * counted in the stalls meter, and its queued work spills to other carriers. 0 turns the watchdog off.
+         */
+        private Duration threshold = Duration.ofMillis(100);
+
+        public Duration getThreshold() {
+            return threshold;
+        }
+
+        public void setThreshold(Duration threshold) {
+            if (threshold == null || threshold.isNegative()) {
+                throw new IllegalArgumentException("threshold: " + threshold + " (expected: >= 0; 0 turns the watchdog off)");
+            }
+            this.threshold = threshold;
         }
     }
 

@@ -206,6 +206,31 @@ class CoschedAutoConfigurationTest {
                 "max-in-flight: 0 (expected: > 0, or unset for no limit)");
     }
 
+    @Test
+    void failsToStartOnANegativeStallThreshold(CapturedOutput output) {
+        assertStartupFails(output, "cosched.stall.threshold=-1ms", "Property: cosched.stall.threshold",
+                "threshold: PT-0.001S (expected: >= 0; 0 turns the watchdog off)");
+    }
+
+    @Test
+    void theStallThresholdReachesBothSchedulers() {
+        runner.withPropertyValues("cosched.io.name=wd-io", "cosched.scheduler.name=wd-pool").run(context ->
+                assertThat(threadNames()).contains("cosched-watchdog-wd-io", "cosched-watchdog-wd-pool"));
+        runner.withPropertyValues("cosched.io.name=nowd-io", "cosched.scheduler.name=nowd-pool",
+                "cosched.stall.threshold=0").run(context ->
+                assertThat(threadNames()).doesNotContain("cosched-watchdog-nowd-io", "cosched-watchdog-nowd-pool"));
+    }
+
+    @Test
+    void theDumpPropertyMakesTheSchedulersTrackTheirCoroutines() {
+        runner.run(context -> assertThatThrownBy(() -> context.getBean(IOManager.class).coroutines())
+                .isInstanceOf(IllegalStateException.class));
+        runner.withPropertyValues("management.endpoint.cosched.dump.enabled=true").run(context -> {
+            assertThat(context.getBean(IOManager.class).coroutines()).isEmpty();
+            assertThat(context.getBean(PoolScheduler.class).coroutines()).isEmpty();
+        });
+    }
+
     private static void assertStartupFails(CapturedOutput output, String property, String... expected) {
         SpringApplication app = new SpringApplication(Minimal.class);
         app.setWebApplicationType(WebApplicationType.NONE);

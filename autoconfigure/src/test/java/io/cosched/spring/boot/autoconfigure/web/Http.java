@@ -27,6 +27,22 @@ final class Http {
         return client.sendAsync(request(path).GET().build(), HttpResponse.BodyHandlers.ofString());
     }
 
+    /**
+     * Sends {@code path} on {@code connections} new connections at once and returns the first answer:
+     * the server spreads new connections over its loops, so one of them reaches a loop that is not stuck.
+     */
+    HttpResponse<String> firstAnswer(String path, int connections) throws Exception {
+        CompletableFuture<?>[] all = new CompletableFuture<?>[connections];
+        for (int i = 0; i < connections; i++) {
+            HttpClient fresh = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                    .connectTimeout(Duration.ofSeconds(10)).build();
+            all[i] = fresh.sendAsync(request(path).GET().build(), HttpResponse.BodyHandlers.ofString());
+        }
+        @SuppressWarnings("unchecked")
+        HttpResponse<String> first = (HttpResponse<String>) CompletableFuture.anyOf(all).get(30, java.util.concurrent.TimeUnit.SECONDS);
+        return first;
+    }
+
     HttpResponse<String> post(String path, String body) throws IOException, InterruptedException {
         return client.send(request(path).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
                 HttpResponse.BodyHandlers.ofString());

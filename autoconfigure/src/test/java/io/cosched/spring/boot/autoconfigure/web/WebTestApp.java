@@ -20,7 +20,6 @@ import org.springframework.web.reactive.function.server.ServerResponse;
 import org.springframework.web.server.WebFilter;
 import reactor.core.publisher.Mono;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -51,6 +50,9 @@ public class WebTestApp {
         static volatile CountDownLatch interrupted = new CountDownLatch(1);
         static volatile CountDownLatch release = new CountDownLatch(1);
         static volatile CountDownLatch holding = new CountDownLatch(0);
+        static volatile String hogCarrier;
+        static final java.util.concurrent.locks.ReentrantLock lock = new java.util.concurrent.locks.ReentrantLock();
+        static volatile int ioPort;
 
         static void reset() {
             carriers.clear();
@@ -70,14 +72,17 @@ public class WebTestApp {
         return startWith(List.of(properties));
     }
 
-    /** Starts the app on a random port with two loops named test-io and the given extra properties. */
+    /** Starts the app on a random port with two loops named test-io and the given extra properties (which win). */
     public static ConfigurableApplicationContext startWith(List<String> properties) {
-        List<String> args = new ArrayList<>(List.of("--server.port=0", "--spring.main.banner-mode=off",
-                "--cosched.io.name=test-io", "--cosched.io.threads=2", "--logging.level.root=warn"));
-        for (String p : properties) {
-            args.add("--" + p);
+        Map<String, String> merged = new java.util.LinkedHashMap<>();
+        for (String p : List.of("server.port=0", "spring.main.banner-mode=off", "cosched.io.name=test-io",
+                "cosched.io.threads=2", "logging.level.root=warn")) {
+            merged.put(p.substring(0, p.indexOf('=')), p);
         }
-        return SpringApplication.run(WebTestApp.class, args.toArray(String[]::new));
+        for (String p : properties) {
+            merged.put(p.substring(0, p.indexOf('=')), p);
+        }
+        return SpringApplication.run(WebTestApp.class, merged.values().stream().map(p -> "--" + p).toArray(String[]::new));
     }
 
     static int port(ConfigurableApplicationContext context) {
@@ -176,6 +181,48 @@ public class WebTestApp {
                 throw new IllegalStateException("never released");
             }
             return "held";
+        }
+
+        /** Holds {@link Probe#lock} while it parks on a socket read from the test's server at {@link Probe#ioPort}. */
+        @RunAsCoroutine
+        @GetMapping("/lock-then-read")
+        String lockThenRead() throws java.io.IOException {
+            Probe.lock.lock();
+            try (java.net.Socket s = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), Probe.ioPort)) {
+                Probe.holding.countDown();
+                int b = s.getInputStream().read();
+                String carrier = Thread.currentThread().toString();
+                return "read " + b + " on " + carrier.substring(carrier.lastIndexOf('@') + 1);
+            } finally {
+                Probe.lock.unlock();
+            }
+        }
+
+        /** Reactive, so it runs on the loop thread itself, which blocks on {@link Probe#lock}. */
+        @GetMapping("/lock-on-loop")
+        Mono<String> lockOnLoop() {
+            return Mono.fromSupplier(() -> {
+                Probe.lock.lock();
+                try {
+                    return "locked on " + Thread.currentThread().getName();
+                } finally {
+                    Probe.lock.unlock();
+                }
+            });
+        }
+
+        /** A CPU hog: spins on its loop, never parking, until released (30 s at most). */
+        @RunAsCoroutine
+        @GetMapping("/hog")
+        String hog() {
+            String carrier = Thread.currentThread().toString();
+            Probe.hogCarrier = carrier.substring(carrier.lastIndexOf('@') + 1);
+            Probe.holding.countDown();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (Probe.release.getCount() > 0 && System.nanoTime() - deadline < 0) {
+                Thread.onSpinWait();
+            }
+            return "hogged " + Probe.hogCarrier;
         }
 
         @RunAsCoroutine

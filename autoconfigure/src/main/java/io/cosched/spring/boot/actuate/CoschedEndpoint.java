@@ -1,0 +1,129 @@
+package io.cosched.spring.boot.actuate;
+
+import io.cosched.CarrierStats;
+import io.cosched.Coroutine;
+import io.cosched.Scheduler;
+import io.cosched.SchedulerStats;
+import io.cosched.spring.web.CoschedWebStats;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * The {@code cosched} actuator endpoint, read-only:
+ * <ul>
+ *   <li>{@code GET /actuator/cosched}: every scheduler's numbers and carriers, and the web counters;</li>
+ *   <li>{@code GET /actuator/cosched/{scheduler}}: one scheduler (404 for an unknown name);</li>
+ *   <li>{@code GET /actuator/cosched/{scheduler}/dump}: its live coroutines with their stacks, only
+ *       with {@code management.endpoint.cosched.dump.enabled=true} (404 otherwise).</li>
+ * </ul>
+ */
+@Endpoint(id = "cosched")
+public class CoschedEndpoint {
+
+    /** Most coroutines one dump lists; {@link CoroutineDump#total()} says how many were live. */
+    public static final int DUMP_LIMIT = 1000;
+
+    private final Supplier<List<Scheduler>> schedulers;
+    private final Supplier<@Nullable CoschedWebStats> web;
+    private final boolean dumpEnabled;
+
+    public CoschedEndpoint(Supplier<List<Scheduler>> schedulers, Supplier<@Nullable CoschedWebStats> web,
+            boolean dumpEnabled) {
+        this.schedulers = schedulers;
+        this.web = web;
+        this.dumpEnabled = dumpEnabled;
+    }
+
+    @ReadOperation
+    public CoschedReport report() {
+        Map<String, SchedulerReport> all = new LinkedHashMap<>();
+        for (Scheduler s : schedulers.get()) {
+            all.putIfAbsent(s.name(), SchedulerReport.of(s));
+        }
+        CoschedWebStats w = web.get();
+        return new CoschedReport(all, w == null ? null : WebReport.of(w));
+    }
+
+    @ReadOperation
+    public @Nullable SchedulerReport scheduler(@Selector String scheduler) {
+        Scheduler s = find(scheduler);
+        return s == null ? null : SchedulerReport.of(s);
+    }
+
+    @ReadOperation
+    public @Nullable CoroutineDump dump(@Selector String scheduler, @Selector String part) {
+        Scheduler s = find(scheduler);
+        if (!"dump".equals(part) || s == null || !dumpEnabled) {
+            return null;
+        }
+        List<Coroutine<?>> live = s.coroutines();
+        List<CoroutineReport> listed = new ArrayList<>(Math.min(live.size(), DUMP_LIMIT));
+        for (Coroutine<?> c : live) {
+            if (listed.size() == DUMP_LIMIT) {
+                break;
+            }
+            listed.add(CoroutineReport.of(c));
+        }
+        return new CoroutineDump(s.name(), live.size(), listed);
+    }
+
+    private @Nullable Scheduler find(String name) {
+        for (Scheduler s : schedulers.get()) {
+            if (s.name().equals(name)) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    /** The whole endpoint: schedulers by name, and the web counters when cosched serves WebFlux handlers. */
+    public record CoschedReport(Map<String, SchedulerReport> schedulers, @Nullable WebReport web) {
+    }
+
+    /** One scheduler: {@link SchedulerStats} without the name (it is the key), and its carriers. */
+    public record SchedulerReport(String type, String mode, String transport, String state, int threads,
+            int activeThreads, int idleThreads, int stalledThreads, long queueDepth, long coroutines, long ready,
+            long running, long waiting, long sleeping, long timersPending, long completedTasks, long stalls,
+            List<CarrierStats> carriers) {
+
+        static SchedulerReport of(Scheduler s) {
+            SchedulerStats t = s.stats();
+            return new SchedulerReport(t.type(), t.mode(), t.transport(), t.state(), t.threads(), t.activeThreads(),
+                    t.idleThreads(), t.stalledThreads(), t.queueDepth(), t.coroutines(), t.ready(), t.running(),
+                    t.waiting(), t.sleeping(), t.timersPending(), t.completedTasks(), t.stalls(), s.carrierStats());
+        }
+    }
+
+    /** Requests handled by coroutines: running now, and counted since start. */
+    public record WebReport(int inFlight, long timedOut, long shed, long coroutinesStarted, long inlined) {
+
+        static WebReport of(CoschedWebStats w) {
+            return new WebReport(w.inFlight(), w.timedOut(), w.shed(), w.coroutinesStarted(), w.inlined());
+        }
+    }
+
+    /** A coroutine dump: how many were live, and up to {@link #DUMP_LIMIT} of them. */
+    public record CoroutineDump(String scheduler, int total, List<CoroutineReport> coroutines) {
+    }
+
+    /** One live coroutine and where it is. */
+    public record CoroutineReport(long id, String name, String state, List<String> stack) {
+
+        static CoroutineReport of(Coroutine<?> c) {
+            StackTraceElement[] frames = c.thread().getStackTrace();
+            List<String> stack = new ArrayList<>(frames.length);
+            for (StackTraceElement f : frames) {
+                stack.add(f.toString());
+            }
+            return new CoroutineReport(c.id(), c.name(), c.state().name(), stack);
+        }
+    }
+}

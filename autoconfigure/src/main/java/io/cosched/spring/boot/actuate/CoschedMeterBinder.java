@@ -1,0 +1,69 @@
+package io.cosched.spring.boot.actuate;
+
+import io.cosched.Scheduler;
+import io.cosched.SchedulerStats;
+import io.cosched.spring.web.CoschedWebStats;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import org.jspecify.annotations.Nullable;
+
+import java.util.List;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * Micrometer meters for every scheduler (tagged {@code scheduler=<name>}) and for coroutine
+ * handlers: what {@code /actuator/cosched} shows, for dashboards and alerts.
+ */
+public class CoschedMeterBinder implements MeterBinder {
+
+    private final List<Scheduler> schedulers;
+    private final @Nullable CoschedWebStats web;
+
+    public CoschedMeterBinder(List<Scheduler> schedulers, @Nullable CoschedWebStats web) {
+        this.schedulers = schedulers;
+        this.web = web;
+    }
+
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        for (Scheduler s : schedulers) {
+            Tags tags = Tags.of("scheduler", s.name());
+            gauge(registry, "cosched.scheduler.queue.depth", "Coroutine steps and tasks waiting for a carrier",
+                    s, tags, t -> t.queueDepth());
+            gauge(registry, "cosched.scheduler.threads.active", "Carriers running a coroutine step or timer task",
+                    s, tags, t -> t.activeThreads());
+            gauge(registry, "cosched.scheduler.threads.idle", "Carriers with nothing to run", s, tags, t -> t.idleThreads());
+            gauge(registry, "cosched.scheduler.threads.stalled", "Carriers stuck in one task past the stall threshold",
+                    s, tags, t -> t.stalledThreads());
+            gauge(registry, "cosched.coroutines", "Live coroutines by state", s, tags.and("state", "ready"), t -> t.ready());
+            gauge(registry, "cosched.coroutines", "Live coroutines by state", s, tags.and("state", "running"), t -> t.running());
+            gauge(registry, "cosched.coroutines", "Live coroutines by state", s, tags.and("state", "waiting"), t -> t.waiting());
+            gauge(registry, "cosched.coroutines", "Live coroutines by state", s, tags.and("state", "sleeping"), t -> t.sleeping());
+            gauge(registry, "cosched.timers.pending", "Timers that will still fire", s, tags, t -> t.timersPending());
+            FunctionCounter.builder("cosched.tasks.completed", s, x -> x.stats().completedTasks())
+                    .description("Coroutines finished since start").tags(tags).register(registry);
+            FunctionCounter.builder("cosched.stalls", s, x -> x.stats().stalls())
+                    .description("Stalls detected: a carrier stuck in one task past the stall threshold")
+                    .tags(tags).register(registry);
+        }
+        CoschedWebStats w = web;
+        if (w != null) {
+            Gauge.builder("cosched.web.in.flight", w, CoschedWebStats::inFlight).strongReference(true)
+                    .description("Requests being handled by coroutines").register(registry);
+            FunctionCounter.builder("cosched.web.timeouts", w, CoschedWebStats::timedOut)
+                    .description("Coroutine requests answered 503 after cosched.web.request-timeout").register(registry);
+            FunctionCounter.builder("cosched.web.shed", w, CoschedWebStats::shed)
+                    .description("Coroutine requests answered 503 because cosched.web.max-in-flight were running")
+                    .register(registry);
+        }
+    }
+
+    private static void gauge(MeterRegistry registry, String name, String description, Scheduler s, Tags tags,
+            ToDoubleFunction<SchedulerStats> value) {
+        Gauge.builder(name, s, x -> value.applyAsDouble(x.stats())).strongReference(true).description(description)
+                .tags(tags).register(registry);
+    }
+}

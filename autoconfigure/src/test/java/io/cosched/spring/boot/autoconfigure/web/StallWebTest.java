@@ -1,0 +1,176 @@
+package io.cosched.spring.boot.autoconfigure.web;
+
+import io.cosched.IOManager;
+import io.cosched.PoolScheduler;
+import io.cosched.spring.boot.actuate.CoschedHealthIndicator;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.ConfigurableApplicationContext;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A CPU-hog handler stalls one of two loops: the watchdog reports it, health turns DEGRADED, the
+ * other loop keeps serving, and everything recovers once the hog ends. Also the coroutine dump when
+ * it is switched on, and health DOWN once a scheduler stopped.
+ */
+@Timeout(120)
+@ExtendWith(OutputCaptureExtension.class)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class StallWebTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static ConfigurableApplicationContext context;
+    private static Http http;
+    private static IOManager io;
+
+    @BeforeAll
+    static void start() {
+        context = WebTestApp.start("management.endpoints.web.exposure.include=health,cosched",
+                "management.endpoint.health.show-details=always", "management.endpoint.cosched.dump.enabled=true",
+                "cosched.stall.threshold=100ms", "logging.level.io.cosched=info");
+        http = new Http(WebTestApp.port(context));
+        io = context.getBean(IOManager.class);
+    }
+
+    @AfterAll
+    static void stop() {
+        context.close();
+    }
+
+    @BeforeEach
+    void reset() {
+        WebTestApp.Probe.reset();
+    }
+
+    @Test
+    @Order(1)
+    void theDumpListsLiveCoroutinesWithTheirStacksWhenEnabled() throws Exception {
+        WebTestApp.Probe.holding = new CountDownLatch(1);
+        CompletableFuture<HttpResponse<String>> held = http.getAsync("/hold");
+        try {
+            assertThat(WebTestApp.Probe.holding.await(10, TimeUnit.SECONDS)).isTrue();
+            HttpResponse<String> r = http.get("/actuator/cosched/test-io/dump");
+            assertThat(r.statusCode()).isEqualTo(200);
+            JsonNode dump = JSON.readTree(r.body());
+            assertThat(dump.get("scheduler").asString()).isEqualTo("test-io");
+            assertThat(dump.get("total").asInt()).isEqualTo(1);
+            JsonNode co = dump.get("coroutines").get(0);
+            assertThat(co.get("state").asString()).isEqualTo("WAITING");
+            assertThat(co.get("stack").toString()).contains("WebTestApp$Handlers.hold");
+            assertThat(http.get("/actuator/cosched/test-io/other").statusCode()).isEqualTo(404);
+        } finally {
+            WebTestApp.Probe.release.countDown();
+        }
+        assertThat(held.get(30, TimeUnit.SECONDS).body()).isEqualTo("held");
+    }
+
+    @Test
+    @Order(2)
+    void aHogOnOneLoopIsReportedAndTheOtherLoopKeepsServing(CapturedOutput output) throws Exception {
+        CoschedHealthIndicator health = context.getBean(CoschedHealthIndicator.class);
+        WebTestApp.Probe.holding = new CountDownLatch(1);
+        CompletableFuture<HttpResponse<String>> hog = http.getAsync("/hog");
+        try {
+            assertThat(WebTestApp.Probe.holding.await(10, TimeUnit.SECONDS)).isTrue();
+            String hogLoop = WebTestApp.Probe.hogCarrier;
+            assertThat(hogLoop).startsWith("test-io-");
+            awaitState(() -> io.stats().stalledThreads() == 1, "no stall reported: " + io.stats());
+            assertThat(io.stats().stalls()).isEqualTo(1);
+            assertThat(health.health().getStatus()).isEqualTo(CoschedHealthIndicator.DEGRADED);
+
+            // New connections spread over both loops: the ones on the free loop are answered now.
+            HttpResponse<String> served = http.firstAnswer("/thread", 4);
+            assertThat(served.statusCode()).isEqualTo(200);
+            assertThat(served.body()).contains("@test-io-").doesNotEndWith("@" + hogLoop);
+
+            JsonNode report = JSON.readTree(http.firstAnswer("/actuator/cosched/test-io", 4).body());
+            assertThat(report.get("stalledThreads").asInt()).isEqualTo(1);
+            int stuck = Integer.parseInt(hogLoop.substring("test-io-".length()));
+            assertThat(report.get("carriers").get(stuck).get("state").asString()).isEqualTo("stalled");
+            JsonNode h = JSON.readTree(http.firstAnswer("/actuator/health/cosched", 4).body());
+            assertThat(h.get("status").asString()).isEqualTo("DEGRADED");
+            assertThat(output.getOut() + output.getErr()).contains("carrier " + hogLoop + " has been stuck for")
+                    .contains("WebTestApp$Handlers.hog");
+        } finally {
+            WebTestApp.Probe.release.countDown();
+        }
+        assertThat(hog.get(30, TimeUnit.SECONDS).body()).isEqualTo("hogged " + WebTestApp.Probe.hogCarrier);
+        awaitState(() -> io.stats().stalledThreads() == 0, "still stalled: " + io.stats());
+        assertThat(health.health().getStatus().getCode()).isEqualTo("UP");
+        awaitState(() -> (output.getOut() + output.getErr()).contains(WebTestApp.Probe.hogCarrier + " moves again"),
+                "no recovery logged");
+    }
+
+    /**
+     * DESIGN §2's dead-lock in a running app with one loop: a coroutine handler holds a lock and parks
+     * on a socket read; a reactive handler then blocks the loop thread on that lock. The coroutine's
+     * resume is queued for the blocked loop; the watchdog spills it (to the JDK's default scheduler,
+     * as no other loop exists), it unlocks, and both requests complete.
+     */
+    @Test
+    @Order(3)
+    void aLoopBlockedOnALockItsCoroutineHoldsIsFreedBySpill() throws Exception {
+        try (ConfigurableApplicationContext one = WebTestApp.start("cosched.io.threads=1", "cosched.stall.threshold=100ms");
+             java.net.ServerSocket server = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            Http h = new Http(WebTestApp.port(one));
+            IOManager single = one.getBean(IOManager.class);
+            WebTestApp.Probe.ioPort = server.getLocalPort();
+            WebTestApp.Probe.holding = new CountDownLatch(1);
+            CompletableFuture<HttpResponse<String>> reader = h.getAsync("/lock-then-read");
+            try (java.net.Socket peer = server.accept()) {
+                assertThat(WebTestApp.Probe.holding.await(10, TimeUnit.SECONDS)).isTrue();
+                awaitState(() -> single.stats().waiting() == 1, "handler not parked: " + single.stats());
+                CompletableFuture<HttpResponse<String>> blocker = h.getAsync("/lock-on-loop");
+                awaitState(() -> single.stats().stalledThreads() == 1, "loop not seen stuck: " + single.stats());
+                peer.getOutputStream().write(7); // the read completes: the resume goes to the stuck loop
+                peer.getOutputStream().flush();
+                HttpResponse<String> read = reader.get(30, TimeUnit.SECONDS);
+                assertThat(read.statusCode()).isEqualTo(200);
+                assertThat(read.body()).startsWith("read 7 on ForkJoinPool");
+                assertThat(blocker.get(30, TimeUnit.SECONDS).body()).isEqualTo("locked on test-io-0");
+            }
+            awaitState(() -> single.stats().stalledThreads() == 0, "still stalled: " + single.stats());
+        }
+    }
+
+    @Test
+    @Order(4)
+    void healthIsDownOnceASchedulerStopped() throws Exception {
+        assertThat(http.get("/actuator/health/cosched").statusCode()).isEqualTo(200);
+        context.getBean(PoolScheduler.class).stop(Duration.ofSeconds(10));
+        HttpResponse<String> r = http.get("/actuator/health/cosched");
+        assertThat(r.statusCode()).isEqualTo(503);
+        JsonNode h = JSON.readTree(r.body());
+        assertThat(h.get("status").asString()).isEqualTo("DOWN");
+        assertThat(h.get("details").get("cosched").get("state").asString()).isEqualTo("STOPPED");
+        assertThat(h.get("details").get("test-io").get("state").asString()).isEqualTo("RUNNING");
+    }
+
+    private static void awaitState(java.util.function.BooleanSupplier condition, String failure) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError(failure);
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+    }
+}
