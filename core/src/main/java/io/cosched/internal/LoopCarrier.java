@@ -40,13 +40,15 @@ public final class LoopCarrier extends CarrierBase implements RunTarget, Runnabl
     private final RunQueue queue = new RunQueue();
     private final AtomicInteger live = new AtomicInteger();
     final LoopTimers timers;
+    // The watchdog's pings, posted (by the watchdog thread only) and answered (by this loop only).
+    private volatile long pingsPosted;
+    private volatile long pingsAnswered;
     private final Runnable pong = () -> {
-        pingPending = 0;
+        pingsAnswered++; // only this loop's thread writes it
         advance();
     };
     private volatile IoEventLoop loop;
     private volatile int drainScheduled;
-    private volatile int pingPending; // the watchdog's ping sits in Netty's queue
     private volatile boolean closed;
 
     LoopCarrier(IoRuntime runtime, int index, String threadName, boolean daemon, Ticker ticker) {
@@ -131,11 +133,11 @@ public final class LoopCarrier extends CarrierBase implements RunTarget, Runnabl
     /** A Netty task that counts progress: answered at once by an idle loop, never by a stuck one. */
     @Override
     void ping() {
-        pingPending = 1;
+        pingsPosted++;
         try {
             loop.execute(pong);
         } catch (RejectedExecutionException e) {
-            pingPending = 0; // shutting down: nothing to watch any more
+            pingsPosted--; // shutting down: nothing to watch any more
         }
     }
 
@@ -196,10 +198,15 @@ public final class LoopCarrier extends CarrierBase implements RunTarget, Runnabl
     /** Everything waiting for this loop: queued coroutine steps and continuations, and Netty's other tasks. */
     @Override
     public long queueDepth() {
+        // Our drain task and the watchdog's ping sit in Netty's queue; they are not work waiting.
+        // A ping that was posted and answered while Netty's count was read may be in that count, so
+        // the pings are counted from "answered before" to "posted after" the read; the drain flag is
+        // read on both sides for the same reason.
+        long answered = pingsAnswered;
+        int drain = drainScheduled;
         long netty = loop instanceof SingleThreadEventExecutor e ? e.pendingTasks() : 0;
-        // our own drain task and the watchdog's ping sit in Netty's queue; they are not work waiting
-        netty -= drainScheduled + pingPending;
-        return queue.depth() + Math.max(0, netty);
+        long ours = Math.max(drain, drainScheduled) + (pingsPosted - answered);
+        return queue.depth() + Math.max(0, netty - ours);
     }
 
     public int timersPending() {

@@ -108,7 +108,7 @@ public abstract class SchedulerCore {
         if (s == RUNNING) {
             for (CarrierBase c : carrierArray()) {
                 Thread t = c.thread();
-                if (t != null && !t.isAlive() || c.hasFailed()) {
+                if (t != null && t.getState() == Thread.State.TERMINATED || c.hasFailed()) {
                     return "FAILED";
                 }
             }

@@ -102,8 +102,9 @@ final class StallWatchdog implements Runnable {
         }
         for (int i = 0; i < carriers.length; i++) {
             CarrierBase c = carriers[i];
-            if (c.thread() == null) {
-                continue; // not serving: a pool's caller carrier nobody runs, or a loop not started yet
+            Thread t = c.thread();
+            if (t == null || t.getState() == Thread.State.TERMINATED || c.hasFailed()) {
+                continue; // not serving: a caller carrier nobody runs, or a carrier that died (the state says FAILED)
             }
             long p = c.progress();
             if (p != seen[i]) {

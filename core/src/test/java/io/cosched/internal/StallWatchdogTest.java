@@ -45,6 +45,7 @@ class StallWatchdogTest {
     private final Handler capture = new Handler() {
         @Override
         public void publish(LogRecord r) {
+            r.getSourceClassName(); // inferred lazily from the calling thread's stack: do it on the logging thread
             logged.add(r);
         }
 
@@ -157,6 +158,8 @@ class StallWatchdogTest {
             await(unblock); // a blocking call in plain Netty code on the loop
         });
         assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+        Thread loop0 = io.carrier(0).thread();
+        eventually(Duration.ofSeconds(5), () -> loop0.getState() == Thread.State.TIMED_WAITING, () -> "loop 0: " + loop0.getState());
 
         long idleLoopProgress = io.carrier(1).progress();
         watchdog.check(now[0]); // no progress seen yet on either loop: both get a ping
