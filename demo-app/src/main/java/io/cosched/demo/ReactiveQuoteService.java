@@ -1,0 +1,53 @@
+package io.cosched.demo;
+
+import org.springframework.http.client.ReactorResourceFactory;
+import org.springframework.http.client.reactive.ReactorClientHttpConnector;
+import org.springframework.stereotype.Service;
+import org.springframework.web.reactive.function.client.WebClient;
+import org.springframework.web.reactive.function.client.WebClientResponseException;
+import reactor.core.publisher.Mono;
+import reactor.util.retry.Retry;
+
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** The same quote logic as {@link BlockingQuoteService}, written reactively for comparison. */
+@Service
+public class ReactiveQuoteService {
+
+    private final WebClient http;
+    private final PricingClient pricing;
+    private final DemoProperties.Quote settings;
+
+    /**
+     * spring-boot-webclient 4.1.1 is missing from Maven Central, so there is no auto-configured
+     * {@code WebClient.Builder}: the client is built here, on the {@link ReactorResourceFactory}
+     * cosched provides, so that it runs on the same event loops as the server.
+     */
+    public ReactiveQuoteService(ReactorResourceFactory loops, PricingClient pricing, DemoProperties properties) {
+        this.http = WebClient.builder().clientConnector(new ReactorClientHttpConnector(loops, client -> client)).build();
+        this.pricing = pricing;
+        this.settings = properties.getQuote();
+    }
+
+    public Mono<Quote> quote(String sku) {
+        AtomicInteger attempts = new AtomicInteger();
+        return Mono.defer(() -> {
+                    attempts.incrementAndGet();
+                    return http.get().uri(pricing.priceUrl(), sku).retrieve()
+                            .bodyToMono(BlockingQuoteService.Price.class)
+                            .timeout(settings.getTimeout());
+                })
+                .retryWhen(Retry.backoff(settings.getAttempts() - 1, settings.getBackoff()).jitter(0)
+                        .filter(ReactiveQuoteService::retryable)
+                        .onRetryExhaustedThrow((spec, signal) -> signal.failure()))
+                .map(price -> new Quote(sku, price.cents(), attempts.get(), "reactive", Thread.currentThread().toString()))
+                .onErrorMap(ReactiveQuoteService::retryable, e -> new QuoteUnavailableException(sku, attempts.get(),
+                        e instanceof TimeoutException, e));
+    }
+
+    private static boolean retryable(Throwable e) {
+        return e instanceof TimeoutException
+                || e instanceof WebClientResponseException r && r.getStatusCode().is5xxServerError();
+    }
+}

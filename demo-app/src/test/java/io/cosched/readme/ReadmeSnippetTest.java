@@ -1,0 +1,25 @@
+package io.cosched.readme;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The README's Java snippet is the compiled {@link QuoteController} of this package, line for line. */
+class ReadmeSnippetTest {
+
+    @Test
+    void theReadmeHandlerIsTheCompiledOne() throws Exception {
+        String readme = Files.readString(Path.of("..", "README.md"));
+        Matcher m = Pattern.compile("```java\\n(.*?)```", Pattern.DOTALL).matcher(readme);
+        assertThat(m.find()).as("a java block in README.md").isTrue();
+        String snippet = m.group(1).strip();
+        String source = Files.readString(Path.of("src/test/java/io/cosched/readme/QuoteController.java"));
+        String body = source.substring(source.indexOf("@RestController")).strip();
+        assertThat(snippet).isEqualTo(body);
+    }
+}
