@@ -1,0 +1,116 @@
+package io.cosched.bench;
+
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.style.Styler;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Turns {@code runs.csv} of {@code benchmarks/run.sh} into markdown tables of medians with ratios
+ * against cosched, and bar charts (throughput, p99) as PNG next to it.
+ *
+ * <pre>HttpSummary &lt;results-dir&gt; [image-dir]</pre>
+ */
+public final class HttpSummary {
+
+    private static final String BASELINE = "cosched";
+
+    private HttpSummary() {
+    }
+
+    record Run(int round, String variant, String scenario, int connections, double rps, double p50, double p90,
+               double p99, long errors, double cpu, double rss) {
+    }
+
+    public static void main(String[] args) throws IOException {
+        Path dir = Path.of(args[0]);
+        Path images = args.length > 1 ? Path.of(args[1]) : dir;
+        List<Run> runs = new ArrayList<>();
+        List<String> lines = Files.readAllLines(dir.resolve("runs.csv"));
+        for (String line : lines.subList(1, lines.size())) {
+            String[] f = line.split(",", -1);
+            if (f.length < 11 || f[4].isEmpty()) {
+                continue; // a run wrk could not finish
+            }
+            runs.add(new Run(Integer.parseInt(f[0]), f[1], f[2], Integer.parseInt(f[3]), num(f[4]), num(f[5]), num(f[6]),
+                    num(f[7]), (long) num(f[8]), num(f[9]), num(f[10])));
+        }
+        Set<String> scenarios = new LinkedHashSet<>();
+        Set<String> variants = new LinkedHashSet<>();
+        runs.forEach(r -> {
+            scenarios.add(r.scenario());
+            variants.add(r.variant());
+        });
+        Map<String, Map<String, List<Run>>> cells = new LinkedHashMap<>();
+        for (Run r : runs) {
+            cells.computeIfAbsent(r.scenario(), k -> new LinkedHashMap<>()).computeIfAbsent(r.variant(), k -> new ArrayList<>()).add(r);
+        }
+        StringBuilder md = new StringBuilder();
+        md.append("Medians over rounds; \"cosched ×\" is cosched's median req/s divided by the variant's (above 1: cosched is faster).\n");
+        for (String scenario : scenarios) {
+            Map<String, List<Run>> byVariant = cells.get(scenario);
+            double base = byVariant.containsKey(BASELINE) ? median(byVariant.get(BASELINE), Run::rps) : Double.NaN;
+            md.append("\n### ").append(scenario).append(" (").append(byVariant.values().iterator().next().get(0).connections())
+                    .append(" connections)\n\n")
+                    .append("| variant | req/s (median) | rounds | cosched × | p50 ms | p90 ms | p99 ms | errors | server CPU s | peak RSS MB |\n")
+                    .append("|---|---|---|---|---|---|---|---|---|---|\n");
+            for (Map.Entry<String, List<Run>> e : byVariant.entrySet()) {
+                List<Run> rs = e.getValue();
+                double rps = median(rs, Run::rps);
+                md.append(String.format(Locale.ROOT, "| %s | %,.0f | %s | %s | %.2f | %.2f | %.2f | %d | %.1f | %.0f |%n",
+                        e.getKey(), rps, rounds(rs), e.getKey().equals(BASELINE) ? "1.00" : String.format(Locale.ROOT, "%.2f", base / rps),
+                        median(rs, Run::p50), median(rs, Run::p90), median(rs, Run::p99),
+                        rs.stream().mapToLong(Run::errors).sum(), median(rs, Run::cpu), median(rs, Run::rss)));
+            }
+        }
+        System.out.print(md);
+        Files.createDirectories(images);
+        chart(cells, scenarios, variants, "median requests/s (higher is better)", Run::rps, images.resolve("http-throughput"));
+        chart(cells, scenarios, variants, "median p99 latency, ms (lower is better)", Run::p99, images.resolve("http-p99"));
+    }
+
+    private static void chart(Map<String, Map<String, List<Run>>> cells, Set<String> scenarios, Set<String> variants,
+            String title, java.util.function.ToDoubleFunction<Run> metric, Path file) throws IOException {
+        CategoryChart chart = new CategoryChartBuilder().width(1000).height(450).title(title).xAxisTitle("scenario")
+                .yAxisTitle("").build();
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+        chart.getStyler().setOverlapped(false);
+        List<String> xs = new ArrayList<>(scenarios);
+        for (String v : variants) {
+            List<Double> ys = new ArrayList<>();
+            for (String s : xs) {
+                List<Run> rs = cells.get(s).get(v);
+                ys.add(rs == null ? 0.0 : median(rs, metric));
+            }
+            chart.addSeries(v, xs, ys);
+        }
+        BitmapEncoder.saveBitmap(chart, file.toString(), BitmapEncoder.BitmapFormat.PNG);
+    }
+
+    private static String rounds(List<Run> rs) {
+        return String.join(" · ", rs.stream().map(r -> String.format(Locale.ROOT, "%,.0f", r.rps())).toList());
+    }
+
+    private static double median(List<Run> rs, java.util.function.ToDoubleFunction<Run> metric) {
+        double[] v = rs.stream().mapToDouble(metric).sorted().toArray();
+        if (v.length == 0) {
+            return Double.NaN;
+        }
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+
+    private static double num(String s) {
+        return s.isEmpty() ? Double.NaN : Double.parseDouble(s);
+    }
+}
