@@ -22,8 +22,10 @@ fi
 cp="autoconfigure/target/classes:autoconfigure/target/test-classes:$(cat autoconfigure/target/test-classpath.txt)"
 
 pin() { if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then taskset -c "$1" "${@:2}"; else "${@:2}"; fi; }
+# The server is started without the function: taskset execs java, so $! is the JVM and the trap stops it.
+if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then on_core0=(taskset -c 0); else on_core0=(); fi
 
-pin 0 "$JAVA" --add-opens java.base/java.lang=ALL-UNNAMED --enable-native-access=ALL-UNNAMED -Xmx1g -cp "$cp" \
+"${on_core0[@]}" "$JAVA" --add-opens java.base/java.lang=ALL-UNNAMED --enable-native-access=ALL-UNNAMED -Xmx1g -cp "$cp" \
   io.cosched.spring.boot.autoconfigure.web.WebTestApp --server.port=$port --cosched.io.threads=2 \
   --management.endpoints.web.exposure.include=cosched --logging.level.root=warn > benchmarks/target/monitor-chart-app.log 2>&1 &
 app=$!
