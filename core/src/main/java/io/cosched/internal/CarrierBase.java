@@ -4,12 +4,13 @@ import io.netty.util.concurrent.FastThreadLocalThread;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A carrier: one platform thread that runs coroutine steps. It records what it runs, so stats can
  * count running coroutines and busy carriers, and a coroutine can tell whether it is mounted here.
  */
-public abstract class CarrierBase {
+public abstract class CarrierBase implements RunTarget {
 
     static final System.Logger LOG = System.getLogger("io.cosched");
 
@@ -25,6 +26,9 @@ public abstract class CarrierBase {
 
     protected final int index;
     final String threadName;
+    /** Coroutine steps and continuations homed on this carrier, waiting for it. */
+    final RunQueue queue = new RunQueue();
+    private final AtomicInteger live = new AtomicInteger();
     protected volatile Thread thread;
     private volatile Object current; // the step or task running now, null when between tasks
     // Tasks begun (and, for a loop, watchdog pings answered). Written only by the carrier's thread,
@@ -112,14 +116,43 @@ public abstract class CarrierBase {
         return threadName;
     }
 
-    /** Coroutine steps and continuations waiting for this carrier. */
-    public abstract long queueDepth();
+    // ---- RunTarget: the one offer path of both kinds of carrier ------------------------------
 
-    /** Of those, coroutine steps. */
-    public abstract long readySteps();
+    @Override
+    public final void submitStep(CoroutineImpl<?> coroutine) {
+        queue.offerStep(coroutine);
+        afterOffer();
+    }
 
-    /** Coroutines homed on this carrier and not finished. */
-    public abstract int liveCoroutines();
+    @Override
+    public final void submitForeign(Runnable continuation) {
+        queue.offerForeign(continuation);
+        afterOffer();
+    }
+
+    @Override
+    public final void coroutineStarted() {
+        live.incrementAndGet();
+    }
+
+    @Override
+    public final void coroutineFinished() {
+        live.decrementAndGet();
+    }
+
+    /**
+     * After an offer. The flags are read after the item was queued, and the stop and the watchdog
+     * set them before they empty the queue: so either they move our item, or we see the flag here.
+     */
+    private void afterOffer() {
+        if (isClosed()) {
+            queue.moveTo(owner().orphanTarget);
+        } else if (stalled) {
+            spillQueued();
+        } else {
+            signal();
+        }
+    }
 
     /**
      * Called by the watchdog right after it marked this carrier stalled: hands what is queued here
@@ -127,15 +160,44 @@ public abstract class CarrierBase {
      *
      * @return how many items moved
      */
-    abstract int spillQueued();
+    final int spillQueued() {
+        return queue.moveTo(owner().spillTarget(this));
+    }
+
+    /** Whether the carrier has stopped for good: what is queued here goes to the JDK's default scheduler. */
+    abstract boolean isClosed();
+
+    /** Makes sure the carrier will look at its queue: schedules a loop's drain, wakes a parked pool carrier. */
+    abstract void signal();
+
+    /** Coroutines homed on this carrier and not finished (for a pool carrier, those bound to it). */
+    public final int liveCoroutines() {
+        return live.get();
+    }
+
+    /** Coroutine steps queued here. */
+    public final long readySteps() {
+        return queue.readySteps();
+    }
+
+    /** Coroutine steps and continuations waiting for this carrier. */
+    public long queueDepth() {
+        return queue.depth();
+    }
 
     /** Whether the carrier can no longer serve although its scheduler runs (its loop was shut down). */
     boolean hasFailed() {
         return false;
     }
 
-    /** Asks the carrier to prove it is alive by counting progress soon; loops only, where idle means epoll_wait. */
-    void ping() {
+    /**
+     * Asks the carrier to prove it is alive by counting progress soon. Only a loop can be asked
+     * (idle there means epoll_wait, not parked); others return {@code false}.
+     *
+     * @return whether a ping was posted
+     */
+    boolean ping() {
+        return false;
     }
 
     /** Runs one queued item: a coroutine step or a foreign continuation. */

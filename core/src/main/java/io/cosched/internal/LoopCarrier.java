@@ -5,9 +5,7 @@ import io.netty.util.concurrent.SingleThreadEventExecutor;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One event loop of an IOManager as a carrier. Coroutine steps homed here go into this carrier's
@@ -16,7 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * stops, whatever is left in it is handed to the JDK's default scheduler instead of being lost
  * with Netty's task queue.
  */
-public final class LoopCarrier extends CarrierBase implements RunTarget, Runnable {
+public final class LoopCarrier extends CarrierBase implements Runnable {
 
     /**
      * Steps run per drain task before the loop gets back to I/O. Bounds how long a flood of
@@ -36,9 +34,6 @@ public final class LoopCarrier extends CarrierBase implements RunTarget, Runnabl
 
     final IoRuntime runtime;
     private final boolean daemon;
-    private final Executor orphans;
-    private final RunQueue queue = new RunQueue();
-    private final AtomicInteger live = new AtomicInteger();
     final LoopTimers timers;
     // The watchdog's pings, posted (by the watchdog thread only) and answered (by this loop only).
     private volatile long pingsPosted;
@@ -55,7 +50,6 @@ public final class LoopCarrier extends CarrierBase implements RunTarget, Runnabl
         super(index, threadName);
         this.runtime = runtime;
         this.daemon = daemon;
-        this.orphans = runtime.support().orphanExecutor();
         this.timers = new LoopTimers(this, ticker);
     }
 
@@ -79,49 +73,16 @@ public final class LoopCarrier extends CarrierBase implements RunTarget, Runnabl
         t.start();
     }
 
-    // ---- RunTarget -----------------------------------------------------------------------------
+    // ---- offers (CarrierBase) ---------------------------------------------------------------------
 
     @Override
-    public void submitStep(CoroutineImpl<?> coroutine) {
-        queue.offerStep(coroutine);
-        afterOffer();
+    boolean isClosed() {
+        return closed;
     }
 
     @Override
-    public void submitForeign(Runnable continuation) {
-        queue.offerForeign(continuation);
-        afterOffer();
-    }
-
-    @Override
-    public void coroutineStarted() {
-        live.incrementAndGet();
-    }
-
-    @Override
-    public void coroutineFinished() {
-        live.decrementAndGet();
-    }
-
-    /** Coroutines homed here and not finished; placement picks the loop with the fewest. */
-    @Override
-    public int liveCoroutines() {
-        return live.get();
-    }
-
-    private void afterOffer() {
-        if (closed) {
-            drainToOrphans(); // close() may have drained before our offer
-        } else if (stalled) {
-            spillQueued(); // the watchdog may have spilled before our offer
-        } else {
-            scheduleDrain();
-        }
-    }
-
-    @Override
-    int spillQueued() {
-        return queue.spillTo(runtime.spillTarget(this));
+    void signal() {
+        scheduleDrain();
     }
 
     @Override
@@ -132,12 +93,14 @@ public final class LoopCarrier extends CarrierBase implements RunTarget, Runnabl
 
     /** A Netty task that counts progress: answered at once by an idle loop, never by a stuck one. */
     @Override
-    void ping() {
+    boolean ping() {
         pingsPosted++;
         try {
             loop.execute(pong);
+            return true;
         } catch (RejectedExecutionException e) {
             pingsPosted--; // shutting down: nothing to watch any more
+            return false;
         }
     }
 
@@ -149,7 +112,7 @@ public final class LoopCarrier extends CarrierBase implements RunTarget, Runnabl
             } catch (RejectedExecutionException e) {
                 // The loop is shutting down and will not run us: nothing may wait for it.
                 drainScheduled = 0;
-                drainToOrphans();
+                queue.moveTo(runtime.orphanTarget);
             }
         }
     }
@@ -173,27 +136,13 @@ public final class LoopCarrier extends CarrierBase implements RunTarget, Runnabl
         }
     }
 
-    private void drainToOrphans() {
-        queue.drainTo(orphans);
-    }
-
     /** After the loop terminated: everything queued now and later goes to the JDK's default scheduler. */
     int close() {
         closed = true;
-        return queue.drainTo(orphans);
-    }
-
-    boolean isClosed() {
-        return closed;
+        return queue.moveTo(runtime.orphanTarget);
     }
 
     // ---- numbers -------------------------------------------------------------------------------
-
-    /** Coroutine steps queued here. */
-    @Override
-    public long readySteps() {
-        return queue.readySteps();
-    }
 
     /** Everything waiting for this loop: queued coroutine steps and continuations, and Netty's other tasks. */
     @Override
@@ -206,7 +155,7 @@ public final class LoopCarrier extends CarrierBase implements RunTarget, Runnabl
         int drain = drainScheduled;
         long netty = loop instanceof SingleThreadEventExecutor e ? e.pendingTasks() : 0;
         long ours = Math.max(drain, drainScheduled) + (pingsPosted - answered);
-        return queue.depth() + Math.max(0, netty - ours);
+        return super.queueDepth() + Math.max(0, netty - ours);
     }
 
     public int timersPending() {

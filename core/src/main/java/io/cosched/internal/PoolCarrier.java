@@ -2,7 +2,6 @@ package io.cosched.internal;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -15,7 +14,7 @@ import java.util.concurrent.locks.LockSupport;
  * submitter sees the carrier idle: no wake-up is lost. Only the side that wins the CAS out of
  * {@code IDLE} adjusts the pool's idle count.
  */
-final class PoolCarrier extends CarrierBase implements RunTarget {
+final class PoolCarrier extends CarrierBase {
 
     static final int BUSY = 0;
     static final int IDLE = 1;
@@ -35,8 +34,6 @@ final class PoolCarrier extends CarrierBase implements RunTarget {
     }
 
     private final PoolRuntime pool;
-    private final RunQueue bound = new RunQueue();
-    private final AtomicInteger live = new AtomicInteger();
     private volatile int parkState = BUSY;
 
     PoolCarrier(PoolRuntime pool, int index, String threadName) {
@@ -49,63 +46,16 @@ final class PoolCarrier extends CarrierBase implements RunTarget {
         return pool;
     }
 
-    // ---- bound work ------------------------------------------------------------------------------
+    // ---- bound work (offers: CarrierBase) ------------------------------------------------------
 
     @Override
-    public void submitStep(CoroutineImpl<?> coroutine) {
-        bound.offerStep(coroutine);
-        afterOffer();
-    }
-
-    @Override
-    public void submitForeign(Runnable continuation) {
-        bound.offerForeign(continuation);
-        afterOffer();
+    boolean isClosed() {
+        return pool.isClosed();
     }
 
     @Override
-    public void coroutineStarted() {
-        live.incrementAndGet();
-    }
-
-    @Override
-    public void coroutineFinished() {
-        live.decrementAndGet();
-    }
-
-    /** Coroutines bound to this carrier ({@code spawnOn}) and not finished. */
-    @Override
-    public int liveCoroutines() {
-        return live.get();
-    }
-
-    private void afterOffer() {
-        if (pool.isClosed()) {
-            pool.drainToOrphans(bound); // stop() may have drained before our offer
-        } else if (stalled) {
-            spillQueued(); // the watchdog may have spilled before our offer
-        } else {
-            wake();
-        }
-    }
-
-    @Override
-    int spillQueued() {
-        return bound.spillTo(pool.spillTarget(this));
-    }
-
-    @Override
-    public long readySteps() {
-        return bound.readySteps();
-    }
-
-    @Override
-    public long queueDepth() {
-        return bound.depth();
-    }
-
-    RunQueue boundQueue() {
-        return bound;
+    void signal() {
+        wake();
     }
 
     // ---- parking -------------------------------------------------------------------------------
@@ -137,10 +87,10 @@ final class PoolCarrier extends CarrierBase implements RunTarget {
                 tick = 0;
                 item = pool.pollShared();
                 if (item == null) {
-                    item = bound.poll();
+                    item = queue.poll();
                 }
             } else {
-                item = bound.poll();
+                item = queue.poll();
                 if (item == null) {
                     item = pool.pollShared();
                 }
@@ -157,7 +107,7 @@ final class PoolCarrier extends CarrierBase implements RunTarget {
         parkState = IDLE;
         pool.idleEntered();
         // Look again after publishing IDLE: an item offered before a submitter could see us idle is found here.
-        if (!bound.isEmpty() || pool.hasShared() || exit.getAsBoolean()) {
+        if (!queue.isEmpty() || pool.hasShared() || exit.getAsBoolean()) {
             leaveIdle();
             return;
         }

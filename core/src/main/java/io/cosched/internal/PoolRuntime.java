@@ -1,7 +1,6 @@
 package io.cosched.internal;
 
 import java.time.Duration;
-import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -20,7 +19,6 @@ public final class PoolRuntime extends SchedulerCore {
     private final PoolCarrier[] carriers;
     private final boolean useCaller;
     private final boolean daemon;
-    private final Executor orphans;
     private final SharedTarget shared = new SharedTarget();
     private final RunQueue sharedQueue = new RunQueue();
     private final AtomicInteger idle = new AtomicInteger();
@@ -35,7 +33,6 @@ public final class PoolRuntime extends SchedulerCore {
         super(name, requireCarrierMode, stallThresholdNanos, trackCoroutines);
         this.useCaller = useCaller;
         this.daemon = daemon;
-        this.orphans = support.orphanExecutor();
         this.carriers = new PoolCarrier[threads];
         for (int i = 0; i < threads; i++) {
             carriers[i] = new PoolCarrier(this, i, name + "-" + i);
@@ -136,7 +133,7 @@ public final class PoolRuntime extends SchedulerCore {
 
     private void afterSharedOffer() {
         if (closed) {
-            drainToOrphans(sharedQueue); // stop() may have drained before our offer
+            sharedQueue.moveTo(orphanTarget); // stop() may have drained before our offer
         } else {
             wakeOne();
         }
@@ -185,10 +182,6 @@ public final class PoolRuntime extends SchedulerCore {
 
     boolean isClosed() {
         return closed;
-    }
-
-    int drainToOrphans(RunQueue queue) {
-        return queue.drainTo(orphans);
     }
 
     // ---- caller as carrier -----------------------------------------------------------------------
@@ -254,9 +247,9 @@ public final class PoolRuntime extends SchedulerCore {
         }
         joinCarriers();
         closed = true;
-        int handedOver = drainToOrphans(sharedQueue);
+        int handedOver = sharedQueue.moveTo(orphanTarget);
         for (PoolCarrier c : carriers) {
-            handedOver += drainToOrphans(c.boundQueue());
+            handedOver += c.queue.moveTo(orphanTarget);
         }
         if (handedOver > 0) {
             LOG.log(System.Logger.Level.INFO, "PoolScheduler ''{0}'' stopped: {1} queued continuations handed to the "
@@ -309,7 +302,7 @@ public final class PoolRuntime extends SchedulerCore {
     }
 
     @Override
-    protected long[] sharedQueueCounts() {
-        return new long[] {sharedQueue.depth(), sharedQueue.readySteps()};
+    RunQueue sharedRunQueue() {
+        return sharedQueue;
     }
 }

@@ -1,7 +1,6 @@
 package io.cosched.internal;
 
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -49,27 +48,12 @@ final class RunQueue {
     }
 
     /**
-     * Hands everything queued to {@code orphans} (the JDK's default scheduler once the carriers are
-     * gone): a coroutine step as a task that runs it, a foreign continuation as it is.
-     *
-     * @return how many items were handed over
-     */
-    int drainTo(Executor orphans) {
-        int n = 0;
-        Runnable item;
-        while ((item = poll()) != null) {
-            orphans.execute(item instanceof CoroutineImpl<?> co ? co.orphanStep() : item);
-            n++;
-        }
-        return n;
-    }
-
-    /**
-     * Moves everything queued to {@code target}, in order: how a stalled carrier's queue spills.
+     * Moves everything queued to {@code target}, in order: how a stalled carrier's queue spills to
+     * another carrier, and how a stopped one's goes to the JDK's default scheduler.
      *
      * @return how many items moved
      */
-    int spillTo(RunTarget target) {
+    int moveTo(RunTarget target) {
         int n = 0;
         Runnable item;
         while ((item = poll()) != null) {

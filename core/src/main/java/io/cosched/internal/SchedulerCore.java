@@ -149,11 +149,6 @@ public abstract class SchedulerCore {
         }
     }
 
-    /** The watchdog, for tests that drive it by hand; {@code null} when off or not started. */
-    StallWatchdog watchdog() {
-        return watchdog;
-    }
-
     /** Installs a watchdog driven by {@code ticker} and nobody else; tests call {@code check} themselves. */
     StallWatchdog manualWatchdog(long thresholdNanos, Ticker ticker) {
         StallWatchdog w = new StallWatchdog(this, carrierArray(), thresholdNanos, ticker);
@@ -222,10 +217,6 @@ public abstract class SchedulerCore {
                     + "(build it with trackCoroutines(true))");
         }
         return List.copyOf(tracked);
-    }
-
-    public final boolean tracksCoroutines() {
-        return tracked != null;
     }
 
     /** Runs spilled or orphaned work on the JDK's default scheduler. */
@@ -417,9 +408,9 @@ public abstract class SchedulerCore {
 
     // ---- stats ---------------------------------------------------------------------------------
 
-    /** Work queued outside the carriers' own queues (a pool's shared queue): {depth, coroutine steps}. */
-    protected long[] sharedQueueCounts() {
-        return new long[] {0, 0};
+    /** Work queued outside the carriers' own queues (a pool's shared queue), or {@code null}. */
+    RunQueue sharedRunQueue() {
+        return null;
     }
 
     /** Timers that will still fire. */
@@ -436,9 +427,9 @@ public abstract class SchedulerCore {
         int active = 0;
         int stalled = 0;
         long running = 0;
-        long[] shared = sharedQueueCounts();
-        long queue = shared[0];
-        long readySteps = shared[1];
+        RunQueue shared = sharedRunQueue();
+        long queue = shared == null ? 0 : shared.depth();
+        long readySteps = shared == null ? 0 : shared.readySteps();
         for (CarrierBase c : carrierArray()) {
             threads++;
             if (c.isBusy()) {
@@ -487,11 +478,6 @@ public abstract class SchedulerCore {
                     Math.max(0, c.liveCoroutines())));
         }
         return out;
-    }
-
-    /** The stall threshold in nanoseconds; 0 when the watchdog is off. */
-    public final long stallThresholdNanos() {
-        return stallThresholdNanos;
     }
 
     private static long clamp(long v, long max) {

@@ -62,10 +62,6 @@ final class StallWatchdog implements Runnable {
         return stalls.sum();
     }
 
-    long thresholdNanos() {
-        return thresholdNanos;
-    }
-
     synchronized void start() {
         if (thread == null && !stopped) {
             thread = Thread.ofPlatform().daemon().name("cosched-watchdog-" + owner.name()).start(this);
@@ -117,15 +113,13 @@ final class StallWatchdog implements Runnable {
                 continue;
             }
             if (c.stalled) {
-                // Reported once. Out of its task but no new one: an idle pool carrier has recovered,
-                // a loop must first answer a ping.
-                if (!c.isBusy()) {
-                    if (!(c instanceof LoopCarrier)) {
+                // Reported once. Out of its task but no new one: a loop must first answer a ping; a
+                // carrier that cannot be pinged is idle, so it has recovered.
+                if (!c.isBusy() && !pinged[i]) {
+                    pinged[i] = c.ping();
+                    pingedAt[i] = now;
+                    if (!pinged[i]) {
                         recovered(c, now - stuckSince[i]);
-                    } else if (!pinged[i]) {
-                        c.ping();
-                        pinged[i] = true;
-                        pingedAt[i] = now;
                     }
                 }
                 continue;
@@ -136,10 +130,9 @@ final class StallWatchdog implements Runnable {
                     stuckSince[i] = seenAt[i];
                 }
             } else if (!pinged[i]) {
-                c.ping();
-                pinged[i] = true;
+                pinged[i] = c.ping();
                 pingedAt[i] = now;
-            } else if (c instanceof LoopCarrier && now - pingedAt[i] >= thresholdNanos) {
+            } else if (now - pingedAt[i] >= thresholdNanos) {
                 stalled(c, pingedAt[i], now);
                 stuckSince[i] = pingedAt[i];
             }

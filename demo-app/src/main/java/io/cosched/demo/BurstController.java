@@ -2,9 +2,7 @@ package io.cosched.demo;
 
 import org.springframework.core.env.Environment;
 import org.springframework.http.HttpStatus;
-import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
-import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
@@ -60,11 +58,6 @@ public class BurstController {
     public ResponseEntity<Burst> status() {
         Burst b = current.get();
         return b == null ? ResponseEntity.noContent().build() : ResponseEntity.ok(b);
-    }
-
-    @ExceptionHandler(IllegalArgumentException.class)
-    ProblemDetail badRequest(IllegalArgumentException e) {
-        return ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, e.getMessage());
     }
 
     /** One burst and its progress; serialised as JSON by its getters. */

@@ -64,9 +64,4 @@ public class DownstreamController {
     /** The stub's settings. */
     public record Settings(long delayMs, double failureRate, int failNext) {
     }
-
-    @org.springframework.web.bind.annotation.ExceptionHandler(IllegalArgumentException.class)
-    org.springframework.http.ProblemDetail badRequest(IllegalArgumentException e) {
-        return org.springframework.http.ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, e.getMessage());
-    }
 }

@@ -82,11 +82,7 @@ class CoroutineHandlersWebTest {
         assertThat(r.statusCode()).isEqualTo(500);
         assertThat(r.body()).contains("\"status\":500").contains("/fail");
         IOManager io = context.getBean(IOManager.class);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (io.stats().coroutines() != 0 && System.nanoTime() < deadline) {
-            Thread.onSpinWait();
-        }
-        assertThat(io.stats().coroutines()).isZero();
+        Await.until(() -> io.stats().coroutines() == 0, () -> io.stats().toString());
         assertThat(context.getBean(CoschedWebStats.class).inFlight()).isZero();
     }
 

@@ -217,18 +217,14 @@ class MonitoringWebTest {
     }
 
     private static void awaitQuiet() throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        JsonNode all;
-        do {
-            all = JSON.readTree(http.get("/actuator/cosched").body());
-            if (all.get("schedulers").get("test-io").get("coroutines").asLong() == 0
+        JsonNode[] last = new JsonNode[1];
+        Await.until(() -> {
+            JsonNode all = JSON.readTree(http.get("/actuator/cosched").body());
+            last[0] = all;
+            return all.get("schedulers").get("test-io").get("coroutines").asLong() == 0
                     && all.get("schedulers").get("cosched").get("coroutines").asLong() == 0
                     && all.get("schedulers").get("test-io").get("timersPending").asLong() == 0
-                    && all.get("web").get("inFlight").asInt() == 0) {
-                return;
-            }
-            Thread.onSpinWait();
-        } while (System.nanoTime() < deadline);
-        throw new AssertionError("not quiet: " + all);
+                    && all.get("web").get("inFlight").asInt() == 0;
+        }, () -> "not quiet: " + last[0]);
     }
 }

@@ -92,7 +92,7 @@ class StallWebTest {
             assertThat(WebTestApp.Probe.holding.await(10, TimeUnit.SECONDS)).isTrue();
             String hogLoop = WebTestApp.Probe.hogCarrier;
             assertThat(hogLoop).startsWith("test-io-");
-            awaitState(() -> io.stats().stalledThreads() == 1, "no stall reported: " + io.stats());
+            Await.until(() -> io.stats().stalledThreads() == 1, () -> "no stall reported: " + io.stats());
             assertThat(io.stats().stalls()).isEqualTo(1);
             assertThat(health.health().getStatus()).isEqualTo(CoschedHealthIndicator.DEGRADED);
 
@@ -113,10 +113,10 @@ class StallWebTest {
             WebTestApp.Probe.release.countDown();
         }
         assertThat(hog.get(30, TimeUnit.SECONDS).body()).isEqualTo("hogged " + WebTestApp.Probe.hogCarrier);
-        awaitState(() -> io.stats().stalledThreads() == 0, "still stalled: " + io.stats());
+        Await.until(() -> io.stats().stalledThreads() == 0, () -> "still stalled: " + io.stats());
         assertThat(health.health().getStatus().getCode()).isEqualTo("UP");
-        awaitState(() -> (output.getOut() + output.getErr()).contains(WebTestApp.Probe.hogCarrier + " moves again"),
-                "no recovery logged");
+        Await.until(() -> (output.getOut() + output.getErr()).contains(WebTestApp.Probe.hogCarrier + " moves again"),
+                () -> "no recovery logged");
     }
 
     /**
@@ -137,9 +137,9 @@ class StallWebTest {
             CompletableFuture<HttpResponse<String>> reader = h.getAsync("/lock-then-read");
             try (java.net.Socket peer = server.accept()) {
                 assertThat(WebTestApp.Probe.holding.await(10, TimeUnit.SECONDS)).isTrue();
-                awaitState(() -> single.stats().waiting() == 1, "handler not parked: " + single.stats());
+                Await.until(() -> single.stats().waiting() == 1, () -> "handler not parked: " + single.stats());
                 CompletableFuture<HttpResponse<String>> blocker = h.getAsync("/lock-on-loop");
-                awaitState(() -> single.stats().stalledThreads() == 1, "loop not seen stuck: " + single.stats());
+                Await.until(() -> single.stats().stalledThreads() == 1, () -> "loop not seen stuck: " + single.stats());
                 peer.getOutputStream().write(7); // the read completes: the resume goes to the stuck loop
                 peer.getOutputStream().flush();
                 HttpResponse<String> read = reader.get(30, TimeUnit.SECONDS);
@@ -147,7 +147,7 @@ class StallWebTest {
                 assertThat(read.body()).startsWith("read 7 on ForkJoinPool");
                 assertThat(blocker.get(30, TimeUnit.SECONDS).body()).isEqualTo("locked on test-io-0");
             }
-            awaitState(() -> single.stats().stalledThreads() == 0, "still stalled: " + single.stats());
+            Await.until(() -> single.stats().stalledThreads() == 0, () -> "still stalled: " + single.stats());
         }
     }
 
@@ -162,15 +162,5 @@ class StallWebTest {
         assertThat(h.get("status").asString()).isEqualTo("DOWN");
         assertThat(h.get("details").get("cosched").get("state").asString()).isEqualTo("STOPPED");
         assertThat(h.get("details").get("test-io").get("state").asString()).isEqualTo("RUNNING");
-    }
-
-    private static void awaitState(java.util.function.BooleanSupplier condition, String failure) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError(failure);
-            }
-            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-        }
     }
 }

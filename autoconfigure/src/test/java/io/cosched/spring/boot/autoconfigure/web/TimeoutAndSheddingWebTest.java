@@ -93,12 +93,9 @@ class TimeoutAndSheddingWebTest {
         assertThat(http.get("/thread").statusCode()).isEqualTo(200);
     }
 
-    private static void awaitQuiet() {
+    private static void awaitQuiet() throws Exception {
         IOManager io = context.getBean(IOManager.class);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while ((stats.inFlight() != 0 || io.stats().coroutines() != 0) && System.nanoTime() < deadline) {
-            Thread.onSpinWait();
-        }
+        Await.until(() -> stats.inFlight() == 0 && io.stats().coroutines() == 0, () -> stats + " " + io.stats());
         assertThat(stats.inFlight()).isZero();
         assertThat(io.stats().coroutines()).isZero();
         assertThat(io.timers().pending()).as("timeout timers cancelled").isZero();
