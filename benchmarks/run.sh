@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The HTTP benchmark: cosched against the stacks users would pick instead, side by side in one run.
 #
-#   benchmarks/run.sh            full: 3 rounds, 25 s warm-up + 20 s measured per scenario (~55 min)
-#   benchmarks/run.sh --quick    2 rounds, 8 s warm-up + 8 s measured (~14 min), for a rough look
+#   benchmarks/run.sh            full: 3 rounds, 20 s warm-up + 15 s measured per scenario (~45 min)
+#   benchmarks/run.sh --quick    2 rounds, 6 s warm-up + 5 s measured (~11 min), for a rough look
 #
 # Variants (same endpoints /hello, /downstream, /jdbc): cosched (carrier mode), cosched without the
 # add-opens flag (fallback), pure reactive WebFlux, WebFlux + boundedElastic, WebFlux + Spring's
@@ -19,7 +19,7 @@ JAVA="$JAVA_HOME/bin/java"
 
 quick=false
 if [ "${1-}" = "--quick" ]; then quick=true; shift; fi
-if $quick; then rounds=2; warm=8; measure=8; else rounds=3; warm=25; measure=20; fi
+if $quick; then rounds=2; warm=6; measure=5; else rounds=3; warm=20; measure=15; fi
 # for trying the harness itself: BENCH_ROUNDS, BENCH_WARM, BENCH_MEASURE (seconds) override the above
 rounds=${BENCH_ROUNDS:-$rounds}; warm=${BENCH_WARM:-$warm}; measure=${BENCH_MEASURE:-$measure}
 

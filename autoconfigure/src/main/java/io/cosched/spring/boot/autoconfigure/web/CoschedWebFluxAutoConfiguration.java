@@ -11,11 +11,13 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.webflux.autoconfigure.WebFluxRegistrations;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.core.Ordered;
 import org.springframework.web.reactive.config.BlockingExecutionConfigurer;
 import org.springframework.web.reactive.config.WebFluxConfigurer;
+import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerAdapter;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
@@ -55,13 +57,13 @@ public final class CoschedWebFluxAutoConfiguration {
         CoroutineWebExecution coschedCoroutineWebExecution(IOManager io, CoschedWebStats stats, CoschedProperties properties) {
             CoschedProperties.Web web = properties.getWeb();
             return new CoroutineWebExecution(new CoroutineHandlerExecutor(io, stats, web.getRequestTimeout(),
-                    web.getMaxInFlight(), ContextRestorer.detect()));
+                    web.getMaxInFlight(), ContextRestorer.detect()),
+                    new CoroutineHandlerSelector(web.getMode() == WebMode.ANNOTATED));
         }
 
         @Bean
-        WebFluxConfigurer coschedWebFluxConfigurer(CoroutineWebExecution execution, CoschedProperties properties) {
-            return new CoschedWebFluxConfigurer(execution.executor(),
-                    new CoroutineHandlerSelector(properties.getWeb().getMode() == WebMode.ANNOTATED));
+        WebFluxConfigurer coschedWebFluxConfigurer(CoroutineWebExecution execution) {
+            return new CoschedWebFluxConfigurer(execution.executor(), execution.selector());
         }
 
         @Bean
@@ -74,17 +76,44 @@ public final class CoschedWebFluxAutoConfiguration {
         CoroutineHandlers coschedCoroutineHandlers(CoroutineWebExecution execution) {
             return new CoroutineHandlers(execution.scheduler());
         }
+
+        /**
+         * Spring Boot's way to supply the annotated-handler adapter: ours writes a coroutine
+         * handler's response on the loop. Backs off when the application has its own registrations;
+         * handlers then still run as coroutines, only their responses are written from the coroutine.
+         */
+        @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+        @ConditionalOnClass(WebFluxRegistrations.class)
+        @ConditionalOnMissingBean(WebFluxRegistrations.class)
+        static final class LoopResultConfiguration {
+
+            @Bean
+            WebFluxRegistrations coschedWebFluxRegistrations(IOManager io, CoroutineWebExecution execution) {
+                return new WebFluxRegistrations() {
+                    @Override
+                    public RequestMappingHandlerAdapter getRequestMappingHandlerAdapter() {
+                        return new LoopResultHandlerAdapter(io, execution.selector());
+                    }
+                };
+            }
+        }
     }
 
     /** The executor and the Reactor scheduler on top of it; a holder, so that no Executor bean exists. */
     static final class CoroutineWebExecution {
         private final CoroutineHandlerExecutor executor;
+        private final CoroutineHandlerSelector selector;
         private final Scheduler scheduler;
 
-        CoroutineWebExecution(CoroutineHandlerExecutor executor) {
+        CoroutineWebExecution(CoroutineHandlerExecutor executor, CoroutineHandlerSelector selector) {
             RequestContextHook.install();
             this.executor = executor;
+            this.selector = selector;
             this.scheduler = Schedulers.fromExecutor(executor);
+        }
+
+        CoroutineHandlerSelector selector() {
+            return selector;
         }
 
         CoroutineHandlerExecutor executor() {

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
+import org.springframework.boot.webflux.autoconfigure.WebFluxRegistrations;
 import org.springframework.http.client.ReactorResourceFactory;
 import org.springframework.web.reactive.config.WebFluxConfigurer;
 import reactor.core.scheduler.Schedulers;
@@ -41,6 +42,17 @@ class CoschedWebAutoConfigurationTest {
         ReactorResourceFactory own = new ReactorResourceFactory();
         runner.withBean("myResources", ReactorResourceFactory.class, () -> own).run(context ->
                 assertThat(context.getBean(ReactorResourceFactory.class)).isSameAs(own));
+    }
+
+    @Test
+    void suppliesTheAdapterThatWritesOnTheLoopUnlessTheApplicationHasItsOwnRegistrations() {
+        runner.run(context -> assertThat(context.getBean(WebFluxRegistrations.class).getRequestMappingHandlerAdapter())
+                .isInstanceOf(LoopResultHandlerAdapter.class));
+        WebFluxRegistrations own = new WebFluxRegistrations() { };
+        runner.withBean(WebFluxRegistrations.class, () -> own).run(context ->
+                assertThat(context.getBean(WebFluxRegistrations.class)).isSameAs(own));
+        runner.withPropertyValues("cosched.web.mode=off").run(context ->
+                assertThat(context).doesNotHaveBean(WebFluxRegistrations.class));
     }
 
     @Test

@@ -53,6 +53,7 @@ public class WebTestApp {
         static volatile String hogCarrier;
         static final java.util.concurrent.locks.ReentrantLock lock = new java.util.concurrent.locks.ReentrantLock();
         static volatile int ioPort;
+        static volatile String committedOn;
 
         static void reset() {
             carriers.clear();
@@ -116,6 +117,17 @@ public class WebTestApp {
         @RunAsCoroutine
         @GetMapping("/thread")
         String thread() {
+            return Thread.currentThread().toString();
+        }
+
+        /** Answers the handler's thread; the thread that commits the response is left in the probe. */
+        @RunAsCoroutine
+        @GetMapping("/committed-on")
+        String committedOn(org.springframework.http.server.reactive.ServerHttpResponse response) {
+            response.beforeCommit(() -> {
+                Probe.committedOn = Thread.currentThread().toString();
+                return Mono.empty();
+            });
             return Thread.currentThread().toString();
         }
 
