@@ -2,7 +2,7 @@
 # The HTTP benchmark: cosched against the stacks users would pick instead, side by side in one run.
 #
 #   benchmarks/run.sh            full: 3 rounds, 20 s warm-up + 15 s measured per scenario (~45 min)
-#   benchmarks/run.sh --quick    2 rounds, 6 s warm-up + 5 s measured (~11 min), for a rough look
+#   benchmarks/run.sh --quick    2 rounds, 6 s warm-up + 5 s measured (~10 min), for a rough look
 #
 # Variants (same endpoints /hello, /downstream, /jdbc): cosched (carrier mode), cosched without the
 # add-opens flag (fallback), pure reactive WebFlux, WebFlux + boundedElastic, WebFlux + Spring's
