@@ -2,12 +2,9 @@ package io.cosched.spring.boot.autoconfigure.web;
 
 import io.cosched.IOManager;
 import io.cosched.spring.web.CoschedWebStats;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.springframework.context.ConfigurableApplicationContext;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
@@ -22,36 +19,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(120)
 class CoroutineHandlersWebTest {
 
-    private static ConfigurableApplicationContext context;
-    private static Http http;
-
-    @BeforeAll
-    static void start() {
-        context = WebTestApp.start();
-        http = new Http(WebTestApp.port(context));
-    }
-
-    @AfterAll
-    static void stop() {
-        context.close();
-    }
-
-    @BeforeEach
-    void reset() {
-        WebTestApp.Probe.reset();
-    }
+    @RegisterExtension
+    static final RunningApp app = new RunningApp();
 
     @Test
     void anAnnotatedHandlerRunsOnAVirtualThreadWhoseCarrierIsAnEpollEventLoopOfTheIOManager() throws Exception {
-        HttpResponse<String> r = http.get("/thread");
+        HttpResponse<String> r = app.http().get("/thread");
         assertThat(r.statusCode()).isEqualTo(200);
         assertThat(r.body()).startsWith("VirtualThread[").matches(".*@test-io-[01]$");
-        assertThat(context.getBean(IOManager.class).transport()).isEqualTo(io.cosched.Transport.EPOLL);
+        assertThat(app.bean(IOManager.class).transport()).isEqualTo(io.cosched.Transport.EPOLL);
     }
 
     @Test
     void theResponseOfACoroutineHandlerIsWrittenByItsLoopNotByTheCoroutine() throws Exception {
-        HttpResponse<String> r = http.get("/committed-on");
+        HttpResponse<String> r = app.http().get("/committed-on");
         assertThat(r.statusCode()).isEqualTo(200);
         String carrier = r.body().replaceAll(".*@", "");
         assertThat(r.body()).startsWith("VirtualThread[").matches(".*@test-io-[01]$");
@@ -61,12 +42,12 @@ class CoroutineHandlersWebTest {
 
     @Test
     void theServerItselfRunsOnTheIOManagersLoops() throws Exception {
-        assertThat(http.get("/reactive-thread").body()).matches("test-io-[01]");
+        assertThat(app.http().get("/reactive-thread").body()).matches("test-io-[01]");
     }
 
     @Test
     void anUnannotatedBlockingHandlerStaysOnTheLoopInAnnotatedMode() throws Exception {
-        assertThat(http.get("/plain-thread").body()).startsWith("Thread[").contains("test-io-");
+        assertThat(app.http().get("/plain-thread").body()).startsWith("Thread[").contains("test-io-");
     }
 
     @Test
@@ -75,7 +56,7 @@ class CoroutineHandlersWebTest {
         WebTestApp.Probe.together = new CountDownLatch(n);
         List<CompletableFuture<HttpResponse<String>>> responses = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            responses.add(http.getAsync("/together"));
+            responses.add(app.http().getAsync("/together"));
         }
         for (CompletableFuture<HttpResponse<String>> f : responses) {
             HttpResponse<String> r = f.get(90, TimeUnit.SECONDS);
@@ -88,43 +69,43 @@ class CoroutineHandlersWebTest {
 
     @Test
     void aFailingHandlerGivesTheNormalErrorResponseAndLeavesNoLiveCoroutine() throws Exception {
-        HttpResponse<String> r = http.get("/fail");
+        HttpResponse<String> r = app.http().get("/fail");
         assertThat(r.statusCode()).isEqualTo(500);
         assertThat(r.body()).contains("\"status\":500").contains("/fail");
-        IOManager io = context.getBean(IOManager.class);
+        IOManager io = app.bean(IOManager.class);
         Await.until(() -> io.stats().coroutines() == 0, () -> io.stats().toString());
         // the slot is given back when the loop has written the response, just after the client may see it
-        CoschedWebStats stats = context.getBean(CoschedWebStats.class);
+        CoschedWebStats stats = app.bean(CoschedWebStats.class);
         Await.until(() -> stats.inFlight() == 0, () -> "in flight: " + stats.inFlight());
     }
 
     @Test
     void mdcValuesOfTheRequestAreVisibleInsideTheCoroutineAndGoneAfterIt() throws Exception {
-        assertThat(http.get("/mdc", "X-Request-Id", "req-42").body()).isEqualTo("req-42");
-        assertThat(http.get("/mdc", "X-Request-Id", "req-43").body()).isEqualTo("req-43");
-        assertThat(http.get("/mdc").body()).isEqualTo("null");
+        assertThat(app.http().get("/mdc", "X-Request-Id", "req-42").body()).isEqualTo("req-42");
+        assertThat(app.http().get("/mdc", "X-Request-Id", "req-43").body()).isEqualTo("req-43");
+        assertThat(app.http().get("/mdc").body()).isEqualTo("null");
     }
 
     @Test
     void functionalEndpointsRunAsCoroutinesThroughTheHelperAndTheFilter() throws Exception {
-        assertThat(http.get("/fn/thread").body()).startsWith("VirtualThread[").matches(".*@test-io-[01]$");
-        assertThat(http.get("/fn/filtered").body()).startsWith("VirtualThread[").matches(".*@test-io-[01]$");
+        assertThat(app.http().get("/fn/thread").body()).startsWith("VirtualThread[").matches(".*@test-io-[01]$");
+        assertThat(app.http().get("/fn/filtered").body()).startsWith("VirtualThread[").matches(".*@test-io-[01]$");
     }
 
     @Test
     void aRequestWithABodyRunsItsHandlerInACoroutineToo() throws Exception {
-        HttpResponse<String> r = http.post("/echo-slow?ms=1", "payload");
+        HttpResponse<String> r = app.http().post("/echo-slow?ms=1", "payload");
         assertThat(r.statusCode()).isEqualTo(200);
         assertThat(r.body()).startsWith("payload@VirtualThread[").matches(".*@test-io-[01]$");
     }
 
     @Test
     void theSecondHandOffOfARequestRunsInlineInItsCoroutine() throws Exception {
-        CoschedWebStats stats = context.getBean(CoschedWebStats.class);
+        CoschedWebStats stats = app.bean(CoschedWebStats.class);
         long coroutines = stats.coroutinesStarted();
         long inlined = stats.inlined();
         for (int i = 0; i < 10; i++) {
-            http.get("/thread");
+            app.http().get("/thread");
         }
         assertThat(stats.coroutinesStarted() - coroutines).isEqualTo(10);
         assertThat(stats.inlined() - inlined).isEqualTo(10);

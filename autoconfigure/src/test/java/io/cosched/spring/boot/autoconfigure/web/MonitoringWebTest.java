@@ -2,11 +2,9 @@ package io.cosched.spring.boot.autoconfigure.web;
 
 import io.cosched.Coroutine;
 import io.cosched.PoolScheduler;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
@@ -26,31 +24,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 class MonitoringWebTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static ConfigurableApplicationContext context;
-    private static Http http;
-
-    @BeforeAll
-    static void start() {
-        context = WebTestApp.start("management.endpoints.web.exposure.include=health,metrics,prometheus,cosched",
-                "management.endpoint.health.show-details=always", "cosched.scheduler.threads=2",
-                // no spill in this class: a busy carrier must keep its queue so that the test can see it
-                "cosched.stall.threshold=10m",
-                "cosched.web.request-timeout=300ms", "cosched.web.max-in-flight=2");
-        http = new Http(WebTestApp.port(context));
-    }
-
-    @AfterAll
-    static void stop() {
-        context.close();
-    }
-
-    @BeforeEach
-    void reset() {
-        WebTestApp.Probe.reset();
-    }
+    @RegisterExtension
+    static final RunningApp app = new RunningApp("management.endpoints.web.exposure.include=health,metrics,prometheus,cosched",
+            // no stall threshold (WebTestApp's default): a busy carrier must keep its queue so that the test can see it
+            "management.endpoint.health.show-details=always", "cosched.scheduler.threads=2",
+            "cosched.web.request-timeout=300ms", "cosched.web.max-in-flight=2");
 
     private static JsonNode json(String path) throws Exception {
-        HttpResponse<String> r = http.get(path);
+        HttpResponse<String> r = app.http().get(path);
         assertThat(r.statusCode()).as(path + " -> " + r.body()).isEqualTo(200);
         return JSON.readTree(r.body());
     }
@@ -85,7 +66,7 @@ class MonitoringWebTest {
 
     @Test
     void aBusySchedulerShowsItsQueueAndFewerIdleThreads() throws Exception {
-        PoolScheduler pool = context.getBean(PoolScheduler.class);
+        PoolScheduler pool = app.bean(PoolScheduler.class);
         AtomicBoolean release = new AtomicBoolean();
         CountDownLatch spinning = new CountDownLatch(1);
         Coroutine<Integer> busy = pool.spawnOn(0, () -> {
@@ -113,7 +94,7 @@ class MonitoringWebTest {
             assertThat(carrier0.get("queueDepth").asLong()).isEqualTo(5);
             assertThat(carrier0.get("coroutines").asInt()).isEqualTo(6);
 
-            String prometheus = http.get("/actuator/prometheus").body();
+            String prometheus = app.http().get("/actuator/prometheus").body();
             assertThat(prometheus).contains("cosched_scheduler_queue_depth{scheduler=\"cosched\"} 5.0")
                     .contains("cosched_scheduler_threads_idle{scheduler=\"cosched\"} 1.0")
                     .contains("cosched_coroutines{scheduler=\"cosched\",state=\"ready\"} 5.0");
@@ -132,15 +113,15 @@ class MonitoringWebTest {
 
     @Test
     void anUnknownSchedulerIs404AndTheDumpIsOffByDefault() throws Exception {
-        assertThat(http.get("/actuator/cosched/no-such-scheduler").statusCode()).isEqualTo(404);
-        assertThat(http.get("/actuator/cosched/test-io/dump").statusCode()).isEqualTo(404);
+        assertThat(app.http().get("/actuator/cosched/no-such-scheduler").statusCode()).isEqualTo(404);
+        assertThat(app.http().get("/actuator/cosched/test-io/dump").statusCode()).isEqualTo(404);
     }
 
     @Test
     void metersArePublishedAndMoveWithTheLoad() throws Exception {
         double before = metric("cosched.tasks.completed", "scheduler:test-io");
         for (int i = 0; i < 10; i++) {
-            assertThat(http.get("/thread").statusCode()).isEqualTo(200);
+            assertThat(app.http().get("/thread").statusCode()).isEqualTo(200);
         }
         awaitQuiet();
         assertThat(metric("cosched.tasks.completed", "scheduler:test-io") - before).isGreaterThanOrEqualTo(10);
@@ -150,7 +131,7 @@ class MonitoringWebTest {
         assertThat(metric("cosched.stalls", "scheduler:test-io")).isZero();
         assertThat(json("/actuator/metrics/cosched.coroutines").get("availableTags").toString())
                 .contains("ready", "running", "waiting", "sleeping");
-        String prometheus = http.get("/actuator/prometheus").body();
+        String prometheus = app.http().get("/actuator/prometheus").body();
         assertThat(prometheus).contains("cosched_tasks_completed_total{scheduler=\"test-io\"}",
                 "cosched_scheduler_threads_active{scheduler=\"test-io\"}", "cosched_stalls_total{scheduler=\"cosched\"} 0.0",
                 "cosched_web_in_flight", "cosched_web_timeouts_total", "cosched_web_shed_total");
@@ -159,16 +140,16 @@ class MonitoringWebTest {
     @Test
     void webCountersFollowTimeoutsAndShedding() throws Exception {
         JsonNode web0 = json("/actuator/cosched").get("web");
-        assertThat(http.get("/sleep?ms=60000").statusCode()).isEqualTo(503);
+        assertThat(app.http().get("/sleep?ms=60000").statusCode()).isEqualTo(503);
         assertThat(WebTestApp.Probe.interrupted.await(10, TimeUnit.SECONDS)).isTrue();
         awaitQuiet();
 
         WebTestApp.Probe.holding = new CountDownLatch(2);
-        CompletableFuture<HttpResponse<String>> first = http.getAsync("/hold");
-        CompletableFuture<HttpResponse<String>> second = http.getAsync("/hold");
+        CompletableFuture<HttpResponse<String>> first = app.http().getAsync("/hold");
+        CompletableFuture<HttpResponse<String>> second = app.http().getAsync("/hold");
         try {
             assertThat(WebTestApp.Probe.holding.await(10, TimeUnit.SECONDS)).isTrue();
-            assertThat(http.get("/thread").statusCode()).isEqualTo(503);
+            assertThat(app.http().get("/thread").statusCode()).isEqualTo(503);
             JsonNode all = json("/actuator/cosched");
             JsonNode web = all.get("web");
             assertThat(web.get("inFlight").asInt()).isEqualTo(2);
@@ -219,7 +200,7 @@ class MonitoringWebTest {
     private static void awaitQuiet() throws Exception {
         JsonNode[] last = new JsonNode[1];
         Await.until(() -> {
-            JsonNode all = JSON.readTree(http.get("/actuator/cosched").body());
+            JsonNode all = JSON.readTree(app.http().get("/actuator/cosched").body());
             last[0] = all;
             return all.get("schedulers").get("test-io").get("coroutines").asLong() == 0
                     && all.get("schedulers").get("cosched").get("coroutines").asLong() == 0

@@ -3,15 +3,13 @@ package io.cosched.spring.boot.autoconfigure.web;
 import io.cosched.IOManager;
 import io.cosched.PoolScheduler;
 import io.cosched.spring.boot.actuate.CoschedHealthIndicator;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -37,37 +35,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 class StallWebTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static ConfigurableApplicationContext context;
-    private static Http http;
-    private static IOManager io;
 
-    @BeforeAll
-    static void start() {
-        context = WebTestApp.start("management.endpoints.web.exposure.include=health,cosched",
-                "management.endpoint.health.show-details=always", "management.endpoint.cosched.dump.enabled=true",
-                "cosched.stall.threshold=100ms", "logging.level.io.cosched=info");
-        http = new Http(WebTestApp.port(context));
-        io = context.getBean(IOManager.class);
-    }
+    @RegisterExtension
+    static final RunningApp app = new RunningApp("management.endpoints.web.exposure.include=health,cosched",
+            "management.endpoint.health.show-details=always", "management.endpoint.cosched.dump.enabled=true",
+            "cosched.stall.threshold=100ms", "logging.level.io.cosched=info");
 
-    @AfterAll
-    static void stop() {
-        context.close();
-    }
-
-    @BeforeEach
-    void reset() {
-        WebTestApp.Probe.reset();
+    private static IOManager io() {
+        return app.bean(IOManager.class);
     }
 
     @Test
     @Order(1)
     void theDumpListsLiveCoroutinesWithTheirStacksWhenEnabled() throws Exception {
         WebTestApp.Probe.holding = new CountDownLatch(1);
-        CompletableFuture<HttpResponse<String>> held = http.getAsync("/hold");
+        CompletableFuture<HttpResponse<String>> held = app.http().getAsync("/hold");
         try {
             assertThat(WebTestApp.Probe.holding.await(10, TimeUnit.SECONDS)).isTrue();
-            HttpResponse<String> r = http.get("/actuator/cosched/test-io/dump");
+            HttpResponse<String> r = app.http().get("/actuator/cosched/test-io/dump");
             assertThat(r.statusCode()).isEqualTo(200);
             JsonNode dump = JSON.readTree(r.body());
             assertThat(dump.get("scheduler").asString()).isEqualTo("test-io");
@@ -75,7 +60,7 @@ class StallWebTest {
             JsonNode co = dump.get("coroutines").get(0);
             assertThat(co.get("state").asString()).isEqualTo("WAITING");
             assertThat(co.get("stack").toString()).contains("WebTestApp$Handlers.hold");
-            assertThat(http.get("/actuator/cosched/test-io/other").statusCode()).isEqualTo(404);
+            assertThat(app.http().get("/actuator/cosched/test-io/other").statusCode()).isEqualTo(404);
         } finally {
             WebTestApp.Probe.release.countDown();
         }
@@ -85,27 +70,27 @@ class StallWebTest {
     @Test
     @Order(2)
     void aHogOnOneLoopIsReportedAndTheOtherLoopKeepsServing(CapturedOutput output) throws Exception {
-        CoschedHealthIndicator health = context.getBean(CoschedHealthIndicator.class);
+        CoschedHealthIndicator health = app.bean(CoschedHealthIndicator.class);
         WebTestApp.Probe.holding = new CountDownLatch(1);
-        CompletableFuture<HttpResponse<String>> hog = http.getAsync("/hog");
+        CompletableFuture<HttpResponse<String>> hog = app.http().getAsync("/hog");
         try {
             assertThat(WebTestApp.Probe.holding.await(10, TimeUnit.SECONDS)).isTrue();
             String hogLoop = WebTestApp.Probe.hogCarrier;
             assertThat(hogLoop).startsWith("test-io-");
-            Await.until(() -> io.stats().stalledThreads() == 1, () -> "no stall reported: " + io.stats());
-            assertThat(io.stats().stalls()).isEqualTo(1);
+            Await.until(() -> io().stats().stalledThreads() == 1, () -> "no stall reported: " + io().stats());
+            assertThat(io().stats().stalls()).isEqualTo(1);
             assertThat(health.health().getStatus()).isEqualTo(CoschedHealthIndicator.DEGRADED);
 
             // New connections spread over both loops: the ones on the free loop are answered now.
-            HttpResponse<String> served = http.firstAnswer("/thread", 4);
+            HttpResponse<String> served = app.http().firstAnswer("/thread", 4);
             assertThat(served.statusCode()).isEqualTo(200);
             assertThat(served.body()).contains("@test-io-").doesNotEndWith("@" + hogLoop);
 
-            JsonNode report = JSON.readTree(http.firstAnswer("/actuator/cosched/test-io", 4).body());
+            JsonNode report = JSON.readTree(app.http().firstAnswer("/actuator/cosched/test-io", 4).body());
             assertThat(report.get("stalledThreads").asInt()).isEqualTo(1);
             int stuck = Integer.parseInt(hogLoop.substring("test-io-".length()));
             assertThat(report.get("carriers").get(stuck).get("state").asString()).isEqualTo("stalled");
-            JsonNode h = JSON.readTree(http.firstAnswer("/actuator/health/cosched", 4).body());
+            JsonNode h = JSON.readTree(app.http().firstAnswer("/actuator/health/cosched", 4).body());
             assertThat(h.get("status").asString()).isEqualTo("DEGRADED");
             assertThat(output.getOut() + output.getErr()).contains("carrier " + hogLoop + " has been stuck for")
                     .contains("WebTestApp$Handlers.hog");
@@ -113,7 +98,7 @@ class StallWebTest {
             WebTestApp.Probe.release.countDown();
         }
         assertThat(hog.get(30, TimeUnit.SECONDS).body()).isEqualTo("hogged " + WebTestApp.Probe.hogCarrier);
-        Await.until(() -> io.stats().stalledThreads() == 0, () -> "still stalled: " + io.stats());
+        Await.until(() -> io().stats().stalledThreads() == 0, () -> "still stalled: " + io().stats());
         assertThat(health.health().getStatus().getCode()).isEqualTo("UP");
         Await.until(() -> (output.getOut() + output.getErr()).contains(WebTestApp.Probe.hogCarrier + " moves again"),
                 () -> "no recovery logged");
@@ -154,9 +139,9 @@ class StallWebTest {
     @Test
     @Order(4)
     void healthIsDownOnceASchedulerStopped() throws Exception {
-        assertThat(http.get("/actuator/health/cosched").statusCode()).isEqualTo(200);
-        context.getBean(PoolScheduler.class).stop(Duration.ofSeconds(10));
-        HttpResponse<String> r = http.get("/actuator/health/cosched");
+        assertThat(app.http().get("/actuator/health/cosched").statusCode()).isEqualTo(200);
+        app.bean(PoolScheduler.class).stop(Duration.ofSeconds(10));
+        HttpResponse<String> r = app.http().get("/actuator/health/cosched");
         assertThat(r.statusCode()).isEqualTo(503);
         JsonNode h = JSON.readTree(r.body());
         assertThat(h.get("status").asString()).isEqualTo("DOWN");

@@ -2,12 +2,9 @@ package io.cosched.spring.boot.autoconfigure.web;
 
 import io.cosched.IOManager;
 import io.cosched.spring.web.CoschedWebStats;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.springframework.context.ConfigurableApplicationContext;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.http.HttpResponse;
 import java.util.concurrent.CompletableFuture;
@@ -20,43 +17,29 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(120)
 class TimeoutAndSheddingWebTest {
 
-    private static ConfigurableApplicationContext context;
-    private static Http http;
-    private static CoschedWebStats stats;
+    @RegisterExtension
+    static final RunningApp app = new RunningApp("cosched.web.request-timeout=500ms", "cosched.web.max-in-flight=2");
 
-    @BeforeAll
-    static void start() {
-        context = WebTestApp.start("cosched.web.request-timeout=500ms", "cosched.web.max-in-flight=2");
-        http = new Http(WebTestApp.port(context));
-        stats = context.getBean(CoschedWebStats.class);
-    }
-
-    @AfterAll
-    static void stop() {
-        context.close();
-    }
-
-    @BeforeEach
-    void reset() {
-        WebTestApp.Probe.reset();
+    private static CoschedWebStats stats() {
+        return app.bean(CoschedWebStats.class);
     }
 
     @Test
     void aHandlerPastTheTimeoutIsInterruptedAndTheRequestAnswered503() throws Exception {
-        long timedOut = stats.timedOut();
-        HttpResponse<String> r = http.get("/sleep?ms=60000");
+        long timedOut = stats().timedOut();
+        HttpResponse<String> r = app.http().get("/sleep?ms=60000");
         assertThat(r.statusCode()).isEqualTo(503);
         assertThat(r.headers().firstValue("Content-Type")).hasValue("application/problem+json");
         assertThat(r.body()).contains("\"status\":503").contains("request timed out after PT0.5S (cosched.web.request-timeout)");
         assertThat(r.headers().firstValue("Retry-After")).isEmpty();
         assertThat(WebTestApp.Probe.interrupted.await(10, TimeUnit.SECONDS)).as("the coroutine was interrupted").isTrue();
-        assertThat(stats.timedOut() - timedOut).isEqualTo(1);
+        assertThat(stats().timedOut() - timedOut).isEqualTo(1);
         awaitQuiet();
     }
 
     @Test
     void aHandlerThatWaitedForTheRequestBodyIsCoveredByTheTimeoutToo() throws Exception {
-        HttpResponse<String> r = http.post("/echo-slow?ms=60000", "body");
+        HttpResponse<String> r = app.http().post("/echo-slow?ms=60000", "body");
         assertThat(r.statusCode()).isEqualTo(503);
         assertThat(WebTestApp.Probe.interrupted.await(10, TimeUnit.SECONDS)).isTrue();
         awaitQuiet();
@@ -64,39 +47,39 @@ class TimeoutAndSheddingWebTest {
 
     @Test
     void aHandlerWithinTheTimeoutAnswersNormally() throws Exception {
-        HttpResponse<String> r = http.get("/sleep?ms=20");
+        HttpResponse<String> r = app.http().get("/sleep?ms=20");
         assertThat(r.statusCode()).isEqualTo(200);
         assertThat(r.body()).isEqualTo("slept");
     }
 
     @Test
     void beyondMaxInFlightNewCoroutineRequestsGet503WithRetryAfterWhileTheOthersSucceed() throws Exception {
-        long shed = stats.shed();
+        long shed = stats().shed();
         WebTestApp.Probe.holding = new CountDownLatch(2);
-        CompletableFuture<HttpResponse<String>> first = http.getAsync("/hold");
-        CompletableFuture<HttpResponse<String>> second = http.getAsync("/hold");
+        CompletableFuture<HttpResponse<String>> first = app.http().getAsync("/hold");
+        CompletableFuture<HttpResponse<String>> second = app.http().getAsync("/hold");
         assertThat(WebTestApp.Probe.holding.await(10, TimeUnit.SECONDS)).as("two requests holding").isTrue();
-        assertThat(stats.inFlight()).isEqualTo(2);
+        assertThat(stats().inFlight()).isEqualTo(2);
 
-        HttpResponse<String> third = http.get("/thread");
+        HttpResponse<String> third = app.http().get("/thread");
         assertThat(third.statusCode()).isEqualTo(503);
         assertThat(third.headers().firstValue("Retry-After")).hasValue("1");
         assertThat(third.body()).contains("too many requests in flight (cosched.web.max-in-flight)");
-        assertThat(stats.shed() - shed).isEqualTo(1);
+        assertThat(stats().shed() - shed).isEqualTo(1);
         // a reactive handler needs no coroutine and is not shed
-        assertThat(http.get("/reactive-thread").statusCode()).isEqualTo(200);
+        assertThat(app.http().get("/reactive-thread").statusCode()).isEqualTo(200);
 
         WebTestApp.Probe.release.countDown();
         assertThat(first.get(30, TimeUnit.SECONDS).body()).isEqualTo("held");
         assertThat(second.get(30, TimeUnit.SECONDS).body()).isEqualTo("held");
         awaitQuiet();
-        assertThat(http.get("/thread").statusCode()).isEqualTo(200);
+        assertThat(app.http().get("/thread").statusCode()).isEqualTo(200);
     }
 
     private static void awaitQuiet() throws Exception {
-        IOManager io = context.getBean(IOManager.class);
-        Await.until(() -> stats.inFlight() == 0 && io.stats().coroutines() == 0, () -> stats + " " + io.stats());
-        assertThat(stats.inFlight()).isZero();
+        IOManager io = app.bean(IOManager.class);
+        Await.until(() -> stats().inFlight() == 0 && io.stats().coroutines() == 0, () -> stats() + " " + io.stats());
+        assertThat(stats().inFlight()).isZero();
         assertThat(io.stats().coroutines()).isZero();
         assertThat(io.timers().pending()).as("timeout timers cancelled").isZero();
     }

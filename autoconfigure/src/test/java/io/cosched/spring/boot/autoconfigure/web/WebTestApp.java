@@ -61,6 +61,7 @@ public class WebTestApp {
             maxConcurrent.set(0);
             interrupted = new CountDownLatch(1);
             release = new CountDownLatch(1);
+            committedOn = null;
         }
     }
 
@@ -73,11 +74,16 @@ public class WebTestApp {
         return startWith(List.of(properties));
     }
 
-    /** Starts the app on a random port with two loops named test-io and the given extra properties (which win). */
+    /**
+     * Starts the app on a random port with two loops named test-io and the given extra properties (which win).
+     * The stall watchdog is off unless a test sets {@code cosched.stall.threshold}: in a cold JVM the first
+     * requests can hold a loop past the 100 ms default (class loading, JIT), and the spill that follows
+     * would move coroutines off the loops whose threads the tests assert.
+     */
     public static ConfigurableApplicationContext startWith(List<String> properties) {
         Map<String, String> merged = new java.util.LinkedHashMap<>();
         for (String p : List.of("server.port=0", "spring.main.banner-mode=off", "cosched.io.name=test-io",
-                "cosched.io.threads=2", "logging.level.root=warn")) {
+                "cosched.io.threads=2", "logging.level.root=warn", "cosched.stall.threshold=0")) {
             merged.put(p.substring(0, p.indexOf('=')), p);
         }
         for (String p : properties) {
