@@ -13,9 +13,8 @@ JAVA="$JAVA_HOME/bin/java"
 out="${1:-docs/img}"
 port=18090
 
-if ! command -v wrk >/dev/null; then
-  if [ "$(id -u)" = 0 ]; then apt-get install -y -q wrk >/dev/null; else sudo apt-get install -y -q wrk >/dev/null; fi
-fi
+. benchmarks/http-common.sh
+bench_need_wrk
 
 ./mvnw -q -B -pl autoconfigure,benchmarks -am install -DskipTests
 ./mvnw -q -B -pl autoconfigure dependency:build-classpath -Dmdep.outputFile=target/test-classpath.txt -Dmdep.includeScope=test

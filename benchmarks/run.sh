@@ -23,28 +23,13 @@ if $quick; then rounds=2; warm=6; measure=5; else rounds=3; warm=20; measure=15;
 # for trying the harness itself: BENCH_ROUNDS, BENCH_WARM, BENCH_MEASURE (seconds) override the above
 rounds=${BENCH_ROUNDS:-$rounds}; warm=${BENCH_WARM:-$warm}; measure=${BENCH_MEASURE:-$measure}
 
-if ! command -v wrk >/dev/null; then
-  echo "bench: installing wrk (Debian package)"
-  if [ "$(id -u)" = 0 ]; then apt-get install -y -q wrk >/dev/null; else sudo apt-get install -y -q wrk >/dev/null; fi
-fi
+. benchmarks/http-common.sh
+bench_need_wrk
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
-./mvnw -q -B -pl benchmarks,benchmarks/http-app,benchmarks/http-mvc-app -am package -DskipTests
-webflux_app=benchmarks/http-app/target/cosched-bench-http-app-0.1.0-SNAPSHOT.jar
-mvc_app=benchmarks/http-mvc-app/target/cosched-bench-http-mvc-app-0.1.0-SNAPSHOT.jar
-tools=benchmarks/target/benchmarks.jar
+bench_build
 out="benchmarks/results/http-$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$out"
-
-server_core=0; load_core=1
-if [ "$(nproc)" -lt 2 ]; then server_core=0; load_core=0; fi
-# taskset execs its command, so a process started as `"${on_core[@]}" java ... &` has the JVM's pid in $!
-if command -v taskset >/dev/null; then
-  on_server=(taskset -c "$server_core"); on_load=(taskset -c "$load_core")
-else
-  on_server=(); on_load=()
-fi
-loops=1   # the server has one core; every variant gets as many event loops (Reactor Netty's default would be 4)
 
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -53,20 +38,10 @@ loops=1   # the server has one core; every variant gets as many event loops (Rea
   echo "jdk: $("$JAVA" -version 2>&1 | head -n 1)"
   echo "wrk: $(wrk -v 2>&1 | head -n 1)"
   echo "command: benchmarks/run.sh $*$($quick && echo --quick)"
-  echo "pinning: server on core $server_core, wrk and downstream stub on core $load_core; $loops event loop(s) per server"
+  echo "pinning: server on core $server_core, wrk and downstream stub on core $load_core; $bench_loops event loop(s) per server"
   echo "timing: $rounds rounds; per scenario ${warm}s warm-up then ${measure}s measured"
 } | tee "$out/machine.txt"
 
-common_jvm=(-Xms1g -Xmx1g -XX:+UseG1GC --enable-native-access=ALL-UNNAMED "-Dreactor.netty.ioWorkerCount=$loops")
-# name | jar | extra JVM flags | application arguments
-variants=(
-  "cosched|webflux|--add-opens java.base/java.lang=ALL-UNNAMED|--bench.variant=cosched --cosched.io.threads=$loops"
-  "cosched-fallback|webflux||--bench.variant=cosched --cosched.io.threads=$loops"
-  "reactive|webflux||--bench.variant=reactive --cosched.enabled=false"
-  "elastic|webflux||--bench.variant=elastic --cosched.enabled=false"
-  "virtual-threads|webflux||--bench.variant=virtual --cosched.enabled=false --spring.threads.virtual.enabled=true"
-  "mvc-virtual-threads|mvc||"
-)
 # name | path | connections
 scenarios=(
   "hello|/hello|100"
@@ -78,7 +53,7 @@ scenarios=(
 if curl -s -o /dev/null localhost:18080/ || curl -s -o /dev/null localhost:18099/; then
   echo "bench: port 18080 or 18099 is taken; stop what listens there first" >&2; exit 1
 fi
-"${on_load[@]}" "$JAVA" -cp "$tools" io.cosched.bench.DownstreamStub 18099 20 1 > "$out/stub.log" 2>&1 &
+"${on_load[@]}" "$JAVA" -cp "$bench_tools" io.cosched.bench.DownstreamStub 18099 20 1 > "$out/stub.log" 2>&1 &
 stub=$!
 trap 'kill $stub 2>/dev/null; [ -n "${server-}" ] && kill $server 2>/dev/null; true' EXIT
 
@@ -91,15 +66,9 @@ ms() { # wrk latency like 1.23ms / 456.00us / 2.10s -> milliseconds
 }
 
 for round in $(seq 1 "$rounds"); do
-  for v in "${variants[@]}"; do
-    IFS='|' read -r name jar jvm args <<< "$v"
-    if [ "$jar" = mvc ]; then app=$mvc_app; else app=$webflux_app; fi
-    # shellcheck disable=SC2086
-    "${on_server[@]}" "$JAVA" "${common_jvm[@]}" $jvm -jar "$app" --server.port=18080 \
-      --bench.downstream-url=http://127.0.0.1:18099/ $args > "$out/server-$name-$round.log" 2>&1 &
-    server=$!
-    for _ in $(seq 1 120); do curl -sf localhost:18080/hello >/dev/null && break; sleep 0.5; done
-    if ! kill -0 "$server" 2>/dev/null; then echo "bench: $name did not start, see $out/server-$name-$round.log" >&2; exit 1; fi
+  for v in "${bench_variants[@]}"; do
+    name=${v%%|*}
+    bench_start "$name" "$out/server-$name-$round.log"
     echo "round $round, $name: $(curl -s localhost:18080/thread)"
     for s in "${scenarios[@]}"; do
       IFS='|' read -r scenario path conns <<< "$s"
@@ -124,5 +93,5 @@ for round in $(seq 1 "$rounds"); do
   done
 done
 
-"$JAVA" -cp "$tools" io.cosched.bench.HttpSummary "$out" | tee "$out/summary.md"
+"$JAVA" -cp "$bench_tools" io.cosched.bench.HttpSummary "$out" | tee "$out/summary.md"
 echo "results in $out"

@@ -1,0 +1,64 @@
+# The HTTP benchmark's servers, variants and pinning, sourced by benchmarks/run.sh and
+# benchmarks/profile.sh (after .mvn/jdk.sh, from the repository root), so that a profile runs a
+# variant exactly as the benchmark does. Defines:
+#   bench_need_wrk           installs wrk (Debian package) when it is missing
+#   bench_build              builds both servers and the tools jar
+#   bench_variants           "name|jar|extra JVM flags|application arguments", in run order
+#   bench_spec NAME          prints variant NAME's line of bench_variants; fails, listing the names, if unknown
+#   bench_start NAME LOG     starts variant NAME on port 18080, its pid in $server; fails if it does not answer
+#   on_server / on_load      the taskset prefixes: server on core 0, wrk and the stub on core 1
+
+bench_loops=1   # the server has one core; every variant gets as many event loops (Reactor Netty's default would be 4)
+bench_webflux_app=benchmarks/http-app/target/cosched-bench-http-app-0.1.0-SNAPSHOT.jar
+bench_mvc_app=benchmarks/http-mvc-app/target/cosched-bench-http-mvc-app-0.1.0-SNAPSHOT.jar
+bench_tools=benchmarks/target/benchmarks.jar
+bench_common_jvm=(-Xms1g -Xmx1g -XX:+UseG1GC --enable-native-access=ALL-UNNAMED "-Dreactor.netty.ioWorkerCount=$bench_loops")
+bench_variants=(
+  "cosched|webflux|--add-opens java.base/java.lang=ALL-UNNAMED|--bench.variant=cosched --cosched.io.threads=$bench_loops"
+  "cosched-fallback|webflux||--bench.variant=cosched --cosched.io.threads=$bench_loops"
+  "reactive|webflux||--bench.variant=reactive --cosched.enabled=false"
+  "elastic|webflux||--bench.variant=elastic --cosched.enabled=false"
+  "virtual-threads|webflux||--bench.variant=virtual --cosched.enabled=false --spring.threads.virtual.enabled=true"
+  "mvc-virtual-threads|mvc||"
+)
+
+server_core=0; load_core=1
+if [ "$(nproc)" -lt 2 ]; then load_core=0; fi
+# taskset execs its command, so a process started as `"${on_server[@]}" java ... &` has the JVM's pid in $!
+if command -v taskset >/dev/null; then
+  on_server=(taskset -c "$server_core"); on_load=(taskset -c "$load_core")
+else
+  on_server=(); on_load=()
+fi
+
+bench_need_wrk() {
+  command -v wrk >/dev/null && return 0
+  echo "bench: installing wrk (Debian package)"
+  if [ "$(id -u)" = 0 ]; then apt-get install -y -q wrk >/dev/null; else sudo apt-get install -y -q wrk >/dev/null; fi
+}
+
+bench_build() {
+  ./mvnw -q -B -pl benchmarks,benchmarks/http-app,benchmarks/http-mvc-app -am package -DskipTests
+}
+
+bench_spec() {
+  local spec
+  for spec in "${bench_variants[@]}"; do
+    if [ "${spec%%|*}" = "$1" ]; then echo "$spec"; return 0; fi
+  done
+  echo "bench: unknown variant '$1' (expected one of: $(printf '%s ' "${bench_variants[@]%%|*}"))" >&2
+  return 1
+}
+
+bench_start() {
+  local spec name jar jvm args app
+  spec=$(bench_spec "$1") || return 1
+  IFS='|' read -r name jar jvm args <<< "$spec"
+  if [ "$jar" = mvc ]; then app=$bench_mvc_app; else app=$bench_webflux_app; fi
+  # shellcheck disable=SC2086
+  "${on_server[@]}" "$JAVA" "${bench_common_jvm[@]}" $jvm -jar "$app" --server.port=18080 \
+    --bench.downstream-url=http://127.0.0.1:18099/ $args > "$2" 2>&1 &
+  server=$!
+  for _ in $(seq 1 120); do curl -sf localhost:18080/hello >/dev/null && break; sleep 0.5; done
+  if ! kill -0 "$server" 2>/dev/null; then echo "bench: $1 did not start, see $2" >&2; return 1; fi
+}
