@@ -1,5 +1,7 @@
 # Sourced by .ci/run: installs and starts what the demo's tests need, from Debian's packages.
-#  - PostgreSQL on 127.0.0.1, database/user/password "cosched"; exports COSCHED_TEST_POSTGRES_*.
+#  - PostgreSQL on 127.0.0.1, database/user/password "cosched", TLS on (a self-signed certificate for
+#    sslmode=require); exports COSCHED_TEST_POSTGRES_URL/_USER/_PASSWORD, and _RESTART, the command
+#    that restarts the server (for the tests of a restart under load).
 #  - Chromium and ChromeDriver for the dashboard's browser test.
 # Each step says what it did; a step that cannot be done (no root, no package) says why, and the
 # tests that need it skip with a reason instead of failing.
@@ -41,10 +43,31 @@ SQL
   if ! su postgres -c "psql -p $port -tAc \"SELECT 1 FROM pg_database WHERE datname = 'cosched'\"" | grep -q 1; then
     su postgres -c "createdb -p $port -O cosched cosched"
   fi
+  ci_postgres_tls "$port"
   export COSCHED_TEST_POSTGRES_URL="jdbc:postgresql://127.0.0.1:$port/cosched"
   export COSCHED_TEST_POSTGRES_USER=cosched
   export COSCHED_TEST_POSTGRES_PASSWORD=cosched
+  export COSCHED_TEST_POSTGRES_RESTART="pg_ctlcluster $version main restart"
   echo "ci: PostgreSQL $version on 127.0.0.1:$port, database cosched"
+}
+
+# TLS for sslmode=require: a self-signed certificate in the data directory, switched on by a reload.
+ci_postgres_tls() {
+  local port=$1 data
+  if [ "$(su postgres -c "psql -p $port -tAc 'SHOW ssl'")" = on ]; then return 0; fi
+  if ! command -v openssl >/dev/null; then echo "ci: no openssl; PostgreSQL stays without TLS" >&2; return 0; fi
+  data="$(su postgres -c "psql -p $port -tAc 'SHOW data_directory'")"
+  openssl req -new -x509 -days 3650 -nodes -subj "/CN=localhost" \
+    -keyout "$data/cosched-server.key" -out "$data/cosched-server.crt" >/dev/null 2>&1
+  chown postgres:postgres "$data/cosched-server.key" "$data/cosched-server.crt"
+  chmod 600 "$data/cosched-server.key"
+  su postgres -c "psql -q -p $port -v ON_ERROR_STOP=1" >/dev/null <<SQL
+ALTER SYSTEM SET ssl_cert_file = '$data/cosched-server.crt';
+ALTER SYSTEM SET ssl_key_file = '$data/cosched-server.key';
+ALTER SYSTEM SET ssl = on;
+SELECT pg_reload_conf();
+SQL
+  echo "ci: PostgreSQL TLS on (self-signed certificate)"
 }
 
 ci_install_chromium() {

@@ -11,6 +11,10 @@ package io.cosched;
  * @param queueDepth coroutine steps and tasks waiting for this carrier
  * @param coroutines coroutines homed on this carrier and not finished (for a {@link PoolScheduler},
  *                   those bound to it with {@link Scheduler#spawnOn})
+ * @param localWakeups  resumes of its coroutines that this carrier's own thread asked for
+ *                      (see {@link SchedulerStats#localWakeups()})
+ * @param remoteWakeups resumes of its coroutines that another thread asked for
  */
-public record CarrierStats(int index, String thread, String state, long queueDepth, int coroutines) {
+public record CarrierStats(int index, String thread, String state, long queueDepth, int coroutines,
+        long localWakeups, long remoteWakeups) {
 }

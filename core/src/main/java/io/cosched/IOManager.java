@@ -2,6 +2,8 @@ package io.cosched;
 
 import io.cosched.internal.DefaultScheduler;
 import io.cosched.internal.IoRuntime;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 
 import java.time.Duration;
@@ -58,6 +60,40 @@ public final class IOManager extends CoroutineScheduler {
     /** The event loops, for a Netty or Reactor Netty server. cosched owns them: stop the IOManager, not the group. */
     public EventLoopGroup eventLoopGroup() {
         return runtime.group();
+    }
+
+    /**
+     * Event loop {@code index} (0-based, below {@link SchedulerStats#threads()}), for a Netty channel
+     * that should live on it.
+     *
+     * @throws IllegalArgumentException if {@code index} is out of range
+     */
+    public EventLoop eventLoop(int index) {
+        return runtime.carrier(index).loop();
+    }
+
+    /**
+     * A new Netty {@link Bootstrap} for a client TCP connection on loop {@code index}, with this
+     * IOManager's transport (epoll or NIO socket channels); add a handler and options, then connect.
+     *
+     * @throws IllegalArgumentException if {@code index} is out of range
+     */
+    public Bootstrap bootstrap(int index) {
+        return runtime.bootstrap(index);
+    }
+
+    /**
+     * The loop whose connections blocking I/O of the calling code should use, so that the thread
+     * that reads the bytes is the thread that resumes the caller: the home loop of the calling
+     * coroutine (or of the coroutine that started the calling virtual thread). A loop thread itself,
+     * outside any coroutine, would wait for I/O that only it can run, so it gets another loop; any
+     * other thread gets the loop with the fewest live coroutines.
+     *
+     * @return a loop index, for {@link #eventLoop(int)} or {@link #bootstrap(int)}
+     * @throws IllegalStateException when called on the loop thread of an IOManager with one loop
+     */
+    public int loopForCaller() {
+        return runtime.loopForCaller();
     }
 
     /** Timers on these event loops. */

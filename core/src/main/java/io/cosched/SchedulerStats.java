@@ -21,6 +21,11 @@ package io.cosched;
  * @param sleeping        of those, in {@link Coroutines#sleep}
  * @param timersPending   timers that will still fire (IOManager), 0 for a PoolScheduler
  * @param completedTasks  coroutines finished since start (normally, failed or cancelled)
+ * @param localWakeups    resumes of parked coroutines since start that their own carrier's thread asked
+ *                        for: the loop that read the bytes they waited for, a timer of that loop, a
+ *                        coroutine on the same carrier (carrier mode, coroutines homed on one carrier)
+ * @param remoteWakeups   resumes asked for by any other thread (a JDK poller or unparker thread, a pool
+ *                        thread, another loop): each costs a thread hop, and for a loop an eventfd write
  * @param stalls          stalls detected since start: times a carrier was seen stuck in one task past
  *                        the stall threshold (0 when the watchdog is off)
  * @param stalledThreads  carriers stuck right now
@@ -43,6 +48,8 @@ public record SchedulerStats(
         long sleeping,
         long timersPending,
         long completedTasks,
+        long localWakeups,
+        long remoteWakeups,
         long stalls,
         int stalledThreads,
         String state) {

@@ -25,7 +25,7 @@ class StatsTest {
             for (int i = 0; i < 10; i++) {
                 io.spawn(() -> 1).join();
             }
-            SchedulerStats quiet = new SchedulerStats("quiet-io", "io", MODE, "epoll", 2, 0, 2, 0, 0, 0, 0, 0, 0, 0, 10, 0, 0, "RUNNING");
+            SchedulerStats quiet = new SchedulerStats("quiet-io", "io", MODE, "epoll", 2, 0, 2, 0, 0, 0, 0, 0, 0, 0, 10, 0, 0, 0, 0, "RUNNING");
             // the last carrier step may still be finishing when join() returns: wait for the quiet state, then hold it
             eventually(Duration.ofSeconds(5), () -> io.stats().equals(quiet), () -> io.stats().toString());
             assertThat(io.stats()).isEqualTo(quiet);
@@ -39,7 +39,7 @@ class StatsTest {
             for (int i = 0; i < 7; i++) {
                 pool.spawn(() -> 1).join();
             }
-            SchedulerStats quiet = new SchedulerStats("quiet-pool", "pool", MODE, "none", 3, 0, 3, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, "RUNNING");
+            SchedulerStats quiet = new SchedulerStats("quiet-pool", "pool", MODE, "none", 3, 0, 3, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, "RUNNING");
             eventually(Duration.ofSeconds(5), () -> pool.stats().equals(quiet), () -> pool.stats().toString());
             assertThat(pool.stats()).isEqualTo(quiet);
         }
@@ -59,8 +59,8 @@ class StatsTest {
             eventually(Duration.ofSeconds(5), () -> io.stats().waiting() == 3 || !TestSupport.carrierMode()
                     && io.stats().coroutines() == 3, () -> io.stats().toString());
             // A loop's queue depth includes Netty's own tasks, which come and go: wait for the quiet state
-            List<CarrierStats> quiet = List.of(new CarrierStats(0, "per-carrier-0", "idle", 0, 0),
-                    new CarrierStats(1, "per-carrier-1", "idle", 0, 3));
+            List<CarrierStats> quiet = List.of(new CarrierStats(0, "per-carrier-0", "idle", 0, 0, 0, 0),
+                    new CarrierStats(1, "per-carrier-1", "idle", 0, 3, 0, 0));
             eventually(Duration.ofSeconds(5), () -> io.carrierStats().equals(quiet), () -> io.carrierStats().toString());
             parked.forEach(Coroutine::resume);
             for (Coroutine<Void> c : parked) {
@@ -171,6 +171,32 @@ class StatsTest {
                 eventually(Duration.ofSeconds(5), () -> s.stats().queueDepth() == 0 && s.stats().coroutines() == 0
                         && s.stats().idleThreads() == 1, () -> s.stats().toString());
             }
+        }
+    }
+
+    @Test
+    @Tag("carrier-only")
+    void wakeUpsAreCountedByTheThreadThatAskedForThem() throws Exception {
+        try (IOManager io = IOManager.builder().name("wakes").threads(1).build()) {
+            io.start();
+            // woken by the loop's own timer: local
+            io.spawn(() -> {
+                Coroutines.sleep(Duration.ofMillis(1));
+                return null;
+            }).join();
+            assertThat(io.stats().localWakeups()).isEqualTo(1);
+            assertThat(io.stats().remoteWakeups()).isZero();
+            // woken by this test thread: remote
+            Coroutine<Void> parked = io.spawn(() -> {
+                Coroutines.suspend();
+                return null;
+            });
+            eventually(Duration.ofSeconds(5), () -> io.stats().waiting() == 1, () -> io.stats().toString());
+            parked.resume();
+            parked.join();
+            assertThat(io.stats().remoteWakeups()).isEqualTo(1);
+            assertThat(io.carrierStats().get(0).localWakeups()).isEqualTo(1);
+            assertThat(io.carrierStats().get(0).remoteWakeups()).isEqualTo(1);
         }
     }
 }

@@ -5,6 +5,7 @@ import io.netty.util.concurrent.FastThreadLocalThread;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A carrier: one platform thread that runs coroutine steps. It records what it runs, so stats can
@@ -15,10 +16,12 @@ public abstract class CarrierBase implements RunTarget {
     static final System.Logger LOG = System.getLogger("io.cosched");
 
     private static final VarHandle PROGRESS;
+    private static final VarHandle LOCAL_WAKEUPS;
 
     static {
         try {
             PROGRESS = MethodHandles.lookup().findVarHandle(CarrierBase.class, "progress", long.class);
+            LOCAL_WAKEUPS = MethodHandles.lookup().findVarHandle(CarrierBase.class, "localWakeups", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -34,6 +37,11 @@ public abstract class CarrierBase implements RunTarget {
     // Tasks begun (and, for a loop, watchdog pings answered). Written only by the carrier's thread,
     // with a release store: this is the whole hot-path cost of stall detection.
     private long progress;
+    // Resumes of coroutines homed here, by where the unpark came from. Local ones are counted by
+    // this carrier's thread alone (on it, or in a coroutine mounted on it), so a plain increment
+    // published by a release store does; remote ones come from any thread.
+    private long localWakeups;
+    private final LongAdder remoteWakeups = new LongAdder();
     volatile boolean stalled; // set and cleared by the stall watchdog
 
     protected CarrierBase(int index, String threadName) {
@@ -69,6 +77,30 @@ public abstract class CarrierBase implements RunTarget {
             return true;
         }
         return current instanceof CoroutineImpl<?> co && co.thread == me;
+    }
+
+    /**
+     * Counts the resume of a coroutine homed here: local when this carrier's own thread asked for
+     * it (a loop that read the bytes, a timer of the loop, a coroutine mounted here), remote when
+     * another thread did (a JDK poller or unparker, a pool thread): that one costs a thread hop and,
+     * for a loop, an eventfd write.
+     */
+    final void countWakeup() {
+        if (isCurrent()) {
+            LOCAL_WAKEUPS.setRelease(this, localWakeups + 1);
+        } else {
+            remoteWakeups.increment();
+        }
+    }
+
+    /** Resumes asked for by this carrier's own thread. */
+    public final long localWakeups() {
+        return (long) LOCAL_WAKEUPS.getAcquire(this);
+    }
+
+    /** Resumes asked for by any other thread. */
+    public final long remoteWakeups() {
+        return remoteWakeups.sum();
     }
 
     /** Whether this carrier is running a task now. */

@@ -114,6 +114,9 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
         Runnable own = continuation;
         if (r == own) {
             makeReady();
+            if (home instanceof CarrierBase carrier) {
+                carrier.countWakeup();
+            }
             home.submitStep(this);
         } else if (own == null) {
             // the first submission, from Thread.start() in SchedulerCore.spawn

@@ -1,8 +1,11 @@
 package io.cosched.internal;
 
+import io.netty.channel.ChannelFactory;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.socket.SocketChannel;
 
 /** Linux epoll through Netty's native transport. */
 final class EpollTransport implements IoTransport {
@@ -31,5 +34,10 @@ final class EpollTransport implements IoTransport {
     @Override
     public IoHandlerFactory handlerFactory() {
         return EpollIoHandler.newFactory();
+    }
+
+    @Override
+    public ChannelFactory<? extends SocketChannel> socketChannelFactory() {
+        return EpollSocketChannel::new;
     }
 }

@@ -1,6 +1,7 @@
 package io.cosched.internal;
 
 import io.cosched.Transport;
+import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.EventLoopGroup;
 
 import java.util.concurrent.TimeUnit;
@@ -92,6 +93,36 @@ public final class IoRuntime extends SchedulerCore {
             return lc;
         }
         return null;
+    }
+
+    /**
+     * The loop whose connections blocking I/O of the calling code should use, so that the wake-up
+     * comes from the thread the caller runs on: a coroutine's home loop. A loop thread itself (not a
+     * coroutine on it) would wait for I/O that only it can run, so it gets another loop; any other
+     * thread gets the least loaded loop.
+     *
+     * @throws IllegalStateException on the loop thread of an IOManager with a single loop
+     */
+    public int loopForCaller() {
+        CoroutineImpl<?> ctx = CoroutineImpl.currentContext();
+        if (ctx != null && ctx.home instanceof LoopCarrier lc && lc.runtime == this) {
+            return lc.index;
+        }
+        if (CarrierBase.ofCurrentThread() instanceof LoopCarrier lc && lc.runtime == this) {
+            if (carriers.length == 1) {
+                throw new IllegalStateException("blocking I/O called on event loop thread '" + lc.threadName
+                        + "' outside any coroutine: the thread would wait for I/O that only it can run (IOManager '"
+                        + name + "' has no other loop). Run the caller as a coroutine (@RunAsCoroutine, "
+                        + "IOManager.spawn) or on another thread.");
+            }
+            return (lc.index + 1) % carriers.length;
+        }
+        return leastLoaded().index;
+    }
+
+    /** A client bootstrap on loop {@code index} with this transport's socket channels. */
+    public Bootstrap bootstrap(int index) {
+        return new Bootstrap().group(carrier(index).loop()).channelFactory(transport.socketChannelFactory());
     }
 
     LoopCarrier leastLoaded() {

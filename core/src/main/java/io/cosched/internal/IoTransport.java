@@ -2,7 +2,9 @@ package io.cosched.internal;
 
 import io.cosched.Transport;
 import io.cosched.TransportUnavailableException;
+import io.netty.channel.ChannelFactory;
 import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.socket.SocketChannel;
 
 /** One I/O transport for the event loops; {@link #select} decides once per IOManager. */
 interface IoTransport {
@@ -11,6 +13,9 @@ interface IoTransport {
     String name();
 
     IoHandlerFactory handlerFactory();
+
+    /** Client TCP channels of this transport, for connections opened on the loops. */
+    ChannelFactory<? extends SocketChannel> socketChannelFactory();
 
     static IoTransport select(Transport requested) {
         return switch (requested) {

@@ -430,8 +430,12 @@ public abstract class SchedulerCore {
         RunQueue shared = sharedRunQueue();
         long queue = shared == null ? 0 : shared.depth();
         long readySteps = shared == null ? 0 : shared.readySteps();
+        long localWakeups = 0;
+        long remoteWakeups = 0;
         for (CarrierBase c : carrierArray()) {
             threads++;
+            localWakeups += c.localWakeups();
+            remoteWakeups += c.remoteWakeups();
             if (c.isBusy()) {
                 active++;
             }
@@ -466,7 +470,7 @@ public abstract class SchedulerCore {
         StallWatchdog w = watchdog;
         return new SchedulerStats(name, type(), support.mode(), transportName(), threads, active, threads - active,
                 Math.max(0, queue), Math.max(0, live), ready, running, waiting, sleepingNow, timersPending(),
-                finished.sum(), w == null ? 0 : w.stalls(), stalled, publicState());
+                finished.sum(), localWakeups, remoteWakeups, w == null ? 0 : w.stalls(), stalled, publicState());
     }
 
     /** One entry per carrier, in index order. */
@@ -475,7 +479,7 @@ public abstract class SchedulerCore {
         List<CarrierStats> out = new ArrayList<>(carriers.length);
         for (CarrierBase c : carriers) {
             out.add(new CarrierStats(c.index(), c.threadName(), c.stateName(), Math.max(0, c.queueDepth()),
-                    Math.max(0, c.liveCoroutines())));
+                    Math.max(0, c.liveCoroutines()), c.localWakeups(), c.remoteWakeups()));
         }
         return out;
     }

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.function.BiConsumer;
 import java.util.concurrent.locks.LockSupport;
 
@@ -27,40 +26,23 @@ public final class Waits {
             return;
         }
         CoroutineImpl<?> co = CoroutineImpl.current();
-        TimerImpl timer = co == null ? null : loopWakeUp(co, nanos);
         if (co != null) {
             co.beginWait(true);
         }
+        Deadline limit = Deadline.after(nanos, co);
         try {
-            if (timer == null) {
-                Thread.sleep(Duration.ofNanos(nanos));
-                return;
-            }
-            while (!timer.hasFired()) {
+            while (!limit.passed()) {
                 if (Thread.interrupted()) {
-                    timer.cancel();
                     throw new InterruptedException("interrupted while sleeping");
                 }
-                LockSupport.park(timer);
+                limit.park(limit);
             }
         } finally {
+            limit.cancel();
             if (co != null) {
                 co.endWait(true);
             }
         }
-    }
-
-    /** A wake-up timer on the coroutine's home loop, or {@code null} when it has none or it stopped. */
-    private static TimerImpl loopWakeUp(CoroutineImpl<?> co, long nanos) {
-        if (co.scheduler instanceof IoRuntime io && co.home instanceof LoopCarrier loop
-                && io.state() < SchedulerCore.STOPPED) {
-            try {
-                return io.timers().wakeUp(loop, nanos, Thread.currentThread());
-            } catch (RejectedExecutionException stopped) {
-                return null;
-            }
-        }
-        return null;
     }
 
     /** Waits for {@code stage}; {@code timeoutNanos < 0} waits forever. */
@@ -73,12 +55,7 @@ public final class Waits {
         stage.whenComplete(done);
         if (!done.done) {
             CoroutineImpl<?> co = CoroutineImpl.current();
-            TimerImpl timer = null;
-            long deadline = 0;
-            if (timeoutNanos >= 0) {
-                deadline = System.nanoTime() + timeoutNanos;
-                timer = co == null ? null : loopWakeUp(co, timeoutNanos);
-            }
+            Deadline limit = timeoutNanos >= 0 ? Deadline.after(timeoutNanos, co) : null;
             if (co != null) {
                 co.beginWait(false);
             }
@@ -87,24 +64,17 @@ public final class Waits {
                     if (Thread.interrupted()) {
                         throw new InterruptedException("interrupted while awaiting " + stage);
                     }
-                    if (timeoutNanos < 0) {
+                    if (limit == null) {
                         LockSupport.park(done);
-                    } else if (timer != null) {
-                        if (timer.hasFired()) {
-                            break;
-                        }
-                        LockSupport.park(done);
+                    } else if (limit.passed()) {
+                        break;
                     } else {
-                        long remaining = deadline - System.nanoTime();
-                        if (remaining <= 0) {
-                            break;
-                        }
-                        LockSupport.parkNanos(done, remaining);
+                        limit.park(done);
                     }
                 }
             } finally {
-                if (timer != null) {
-                    timer.cancel();
+                if (limit != null) {
+                    limit.cancel();
                 }
                 if (co != null) {
                     co.endWait(false);

@@ -91,14 +91,15 @@ public class CoschedEndpoint {
     /** One scheduler: {@link SchedulerStats} without the name (it is the key), and its carriers. */
     public record SchedulerReport(String type, String mode, String transport, String state, int threads,
             int activeThreads, int idleThreads, int stalledThreads, long queueDepth, long coroutines, long ready,
-            long running, long waiting, long sleeping, long timersPending, long completedTasks, long stalls,
-            List<CarrierStats> carriers) {
+            long running, long waiting, long sleeping, long timersPending, long completedTasks, long localWakeups,
+            long remoteWakeups, long stalls, List<CarrierStats> carriers) {
 
         static SchedulerReport of(Scheduler s) {
             SchedulerStats t = s.stats();
             return new SchedulerReport(t.type(), t.mode(), t.transport(), t.state(), t.threads(), t.activeThreads(),
                     t.idleThreads(), t.stalledThreads(), t.queueDepth(), t.coroutines(), t.ready(), t.running(),
-                    t.waiting(), t.sleeping(), t.timersPending(), t.completedTasks(), t.stalls(), s.carrierStats());
+                    t.waiting(), t.sleeping(), t.timersPending(), t.completedTasks(), t.localWakeups(), t.remoteWakeups(),
+                    t.stalls(), s.carrierStats());
         }
     }
 

@@ -45,6 +45,12 @@ public class CoschedMeterBinder implements MeterBinder {
             gauge(registry, "cosched.timers.pending", "Timers that will still fire", s, tags, t -> t.timersPending());
             FunctionCounter.builder("cosched.tasks.completed", s, x -> x.stats().completedTasks())
                     .description("Coroutines finished since start").tags(tags).register(registry);
+            FunctionCounter.builder("cosched.wakeups", s, x -> x.stats().localWakeups())
+                    .description("Resumes of parked coroutines asked for by their own carrier's thread (local) or another thread (remote)")
+                    .tags(tags.and("origin", "local")).register(registry);
+            FunctionCounter.builder("cosched.wakeups", s, x -> x.stats().remoteWakeups())
+                    .description("Resumes of parked coroutines asked for by their own carrier's thread (local) or another thread (remote)")
+                    .tags(tags.and("origin", "remote")).register(registry);
             FunctionCounter.builder("cosched.stalls", s, x -> x.stats().stalls())
                     .description("Stalls detected: a carrier stuck in one task past the stall threshold")
                     .tags(tags).register(registry);

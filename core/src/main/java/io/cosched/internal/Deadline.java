@@ -1,0 +1,77 @@
+package io.cosched.internal;
+
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The time limit of one blocking wait. A coroutine homed on an IOManager loop is woken at the limit
+ * by a timer of that loop, so the loop's own thread resumes it; the JDK would otherwise schedule the
+ * wake-up of a timed park on one of its unparker threads and hop back. Any other thread parks with
+ * a timeout, as {@link LockSupport#parkNanos} does.
+ *
+ * <p>Use: check the awaited condition, then {@link #passed()}, then {@link #park}; loop; and
+ * {@link #cancel()} in a {@code finally}.
+ */
+public final class Deadline {
+
+    private final long at;          // System.nanoTime() at the limit
+    private final TimerImpl timer;  // the loop's wake-up timer, or null
+
+    private Deadline(long at, TimerImpl timer) {
+        this.at = at;
+        this.timer = timer;
+    }
+
+    /** A limit {@code nanos} from now for the calling thread ({@code nanos <= 0}: passed already). */
+    public static Deadline after(long nanos) {
+        return after(nanos, nanos <= 0 ? null : CoroutineImpl.current());
+    }
+
+    /** {@link #after(long)} for a caller that has looked up its coroutine ({@code null}: none) already. */
+    static Deadline after(long nanos, CoroutineImpl<?> co) {
+        long at = System.nanoTime() + Math.max(0, nanos);
+        return new Deadline(at, nanos <= 0 || co == null ? null : loopWakeUp(co, nanos));
+    }
+
+    /** A wake-up timer on the coroutine's home loop, or {@code null} when it has none or it stopped. */
+    private static TimerImpl loopWakeUp(CoroutineImpl<?> co, long nanos) {
+        if (co.scheduler instanceof IoRuntime io && co.home instanceof LoopCarrier loop
+                && io.state() < SchedulerCore.STOPPED) {
+            try {
+                return io.timers().wakeUp(loop, nanos, Thread.currentThread());
+            } catch (RejectedExecutionException stopped) {
+                return null;
+            }
+        }
+        return null;
+    }
+
+    /** Whether the limit has been reached. */
+    public boolean passed() {
+        return timer != null ? timer.hasFired() : System.nanoTime() - at >= 0;
+    }
+
+    /** Nanoseconds left, 0 once passed. */
+    public long remainingNanos() {
+        return passed() ? 0 : Math.max(1, at - System.nanoTime());
+    }
+
+    /** Parks the calling thread (the one that made this deadline) until unparked or the limit; may return spuriously. */
+    public void park(Object blocker) {
+        if (timer != null) {
+            LockSupport.park(blocker); // the loop's timer unparks us at the limit
+        } else {
+            long left = at - System.nanoTime();
+            if (left > 0) {
+                LockSupport.parkNanos(blocker, left);
+            }
+        }
+    }
+
+    /** Gives the loop's timer back when the wait ended before the limit. */
+    public void cancel() {
+        if (timer != null) {
+            timer.cancel();
+        }
+    }
+}

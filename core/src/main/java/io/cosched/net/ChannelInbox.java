@@ -1,0 +1,373 @@
+package io.cosched.net;
+
+import io.cosched.internal.CoroutineImpl;
+import io.cosched.internal.Deadline;
+import io.cosched.internal.Waits;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufHolder;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.util.ReferenceCountUtil;
+
+import java.io.IOException;
+import java.net.SocketTimeoutException;
+import java.nio.channels.ClosedByInterruptException;
+import java.util.ArrayDeque;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The blocking face of a Netty channel's inbound side, for one reader at a time: the last handler
+ * of the pipeline queues what the channel's event loop reads, and {@link #take} hands it to the
+ * reader, parking it until something arrives, the input ends or a time limit passes. A coroutine
+ * parks and frees its carrier; a platform thread blocks.
+ *
+ * <p>When the reader is a coroutine homed on the channel's own loop (see
+ * {@link io.cosched.IOManager#loopForCaller()}), the loop thread that read the bytes is the thread
+ * that resumes it, and a time limit is a timer of that loop: no other thread takes part in the
+ * wait. That is the point of opening connections on the loops instead of using JDK sockets, whose
+ * waits end on the JDK's poller threads.
+ *
+ * <p>Flow control: once more than {@code highWater} bytes are queued the channel stops reading
+ * (auto-read off) until the reader has taken them down to {@code lowWater}, so a slow reader holds
+ * the peer back through TCP instead of filling the heap. {@link #awaitWritable} is the matching wait
+ * for writers when the channel's outbound buffer is full.
+ *
+ * <p>Messages taken are the reader's to release; {@link #discard()} releases what was never taken.
+ */
+public final class ChannelInbox extends ChannelInboundHandlerAdapter {
+
+    /** Default: stop reading above 256 KiB queued, read again at 64 KiB. */
+    public static final int DEFAULT_HIGH_WATER = 256 * 1024;
+    public static final int DEFAULT_LOW_WATER = 64 * 1024;
+
+    private final int highWater;
+    private final int lowWater;
+    private volatile Channel channel;
+    private final Runnable resumeReading = this::resumeReading;
+    private boolean inputEnded; // confined to the loop: no read may be started after the input ended
+
+    // guarded by this
+    private final ArrayDeque<Object> queue = new ArrayDeque<>();
+    private long queuedBytes;
+    private boolean readPaused;
+    private boolean ended;
+    private boolean discarded;
+    private IOException failure;
+    private Thread reader;
+    private Thread writer;
+
+    public ChannelInbox() {
+        this(DEFAULT_HIGH_WATER, DEFAULT_LOW_WATER);
+    }
+
+    /**
+     * @param highWater bytes queued above which the channel stops reading ({@code > 0})
+     * @param lowWater  bytes queued at or below which it reads again ({@code 0 <= lowWater < highWater})
+     */
+    public ChannelInbox(int highWater, int lowWater) {
+        if (highWater <= 0) {
+            throw new IllegalArgumentException("highWater: " + highWater + " (expected: > 0)");
+        }
+        if (lowWater < 0 || lowWater >= highWater) {
+            throw new IllegalArgumentException("lowWater: " + lowWater + " (expected: 0 <= lowWater < highWater "
+                    + highWater + ")");
+        }
+        this.highWater = highWater;
+        this.lowWater = lowWater;
+    }
+
+    // ---- the loop's side ---------------------------------------------------------------------------
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        channel = ctx.channel();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        Thread wake;
+        boolean pause = false;
+        synchronized (this) {
+            if (discarded) {
+                ReferenceCountUtil.release(msg);
+                return;
+            }
+            queue.add(msg);
+            queuedBytes += sizeOf(msg);
+            if (queuedBytes > highWater && !readPaused) {
+                readPaused = true;
+                pause = true;
+            }
+            wake = reader;
+            reader = null;
+        }
+        if (pause) {
+            ctx.channel().config().setAutoRead(false);
+        }
+        if (wake != null) {
+            LockSupport.unpark(wake);
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        inputEnded = true;
+        end(null);
+        wakeWriter();
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof ChannelInputShutdownEvent) {
+            inputEnded = true;
+            end(null); // the peer shut its output down (half-closure allowed): end of stream, writes go on
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        end(cause instanceof IOException io ? io : new IOException(cause.toString(), cause));
+        wakeWriter();
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (ctx.channel().isWritable()) {
+            wakeWriter();
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    /**
+     * On the loop: switches reading back on, unless the input has ended meanwhile (Netty would then
+     * re-register a socket the kernel has finished with, and fail).
+     */
+    private void resumeReading() {
+        if (!inputEnded) {
+            channel.config().setAutoRead(true);
+        }
+    }
+
+    private void end(IOException cause) {
+        Thread wake;
+        synchronized (this) {
+            if (cause != null && failure == null) {
+                failure = cause;
+            }
+            ended = true;
+            wake = reader;
+            reader = null;
+        }
+        if (wake != null) {
+            LockSupport.unpark(wake);
+        }
+    }
+
+    private void wakeWriter() {
+        Thread wake;
+        synchronized (this) {
+            wake = writer;
+            writer = null;
+        }
+        if (wake != null) {
+            LockSupport.unpark(wake);
+        }
+    }
+
+    // ---- the reader's side -------------------------------------------------------------------------
+
+    /**
+     * The next message, waiting for one up to {@code timeoutNanos} ({@code <= 0}: no limit).
+     *
+     * @return the message, or {@code null} at the end of the input (the peer closed or shut down its
+     *         output, or the inbox was discarded) once everything before it has been taken
+     * @throws SocketTimeoutException when the limit passes first ("Read timed out"); the channel stays usable
+     * @throws ClosedByInterruptException when the reader is interrupted; the channel is then closed and
+     *         the interrupt status stays set, as for an interruptible JDK channel
+     * @throws IOException what the channel failed with, once the messages before the failure are taken;
+     *         or when called on the channel's own event loop thread, which would never be woken
+     */
+    public Object take(long timeoutNanos) throws IOException {
+        Object msg = poll();
+        if (msg != null) {
+            return msg;
+        }
+        checkNotOwnLoop("read");
+        Thread me = Thread.currentThread();
+        Deadline limit = timeoutNanos > 0 ? Deadline.after(timeoutNanos) : null;
+        CoroutineImpl<?> co = Waits.beginWait();
+        try {
+            for (;;) {
+                synchronized (this) {
+                    if (!queue.isEmpty()) {
+                        break;
+                    }
+                    if (failure != null) {
+                        throw new IOException(failure.getMessage(), failure);
+                    }
+                    if (ended) {
+                        return null;
+                    }
+                    reader = me;
+                }
+                if (Thread.interrupted()) {
+                    throw interrupted();
+                }
+                if (limit == null) {
+                    LockSupport.park(this);
+                } else if (limit.passed()) {
+                    throw new SocketTimeoutException("Read timed out");
+                } else {
+                    limit.park(this);
+                }
+            }
+        } finally {
+            if (limit != null) {
+                limit.cancel();
+            }
+            Waits.endWait(co);
+            synchronized (this) {
+                if (reader == me) {
+                    reader = null;
+                }
+            }
+        }
+        return poll(); // there is one reader: what it saw queued is still there, unless discarded (the end)
+    }
+
+    /**
+     * The next message if one is queued, else {@code null} (which says nothing about the end of the
+     * input: see {@link #isEnded()}).
+     */
+    public Object poll() {
+        Object msg;
+        boolean resume;
+        synchronized (this) {
+            msg = queue.poll();
+            if (msg == null) {
+                return null;
+            }
+            resume = taken(msg);
+        }
+        if (resume) {
+            channel.eventLoop().execute(resumeReading);
+        }
+        return msg;
+    }
+
+    /** Under the lock, after {@code msg} left the queue: whether reading must be switched back on. */
+    private boolean taken(Object msg) {
+        queuedBytes -= sizeOf(msg);
+        if (readPaused && !ended && queuedBytes <= lowWater) {
+            readPaused = false;
+            return true;
+        }
+        return false;
+    }
+
+    /** Bytes queued and not yet taken. */
+    public synchronized long queuedBytes() {
+        return queuedBytes;
+    }
+
+    /** Whether nothing is queued. */
+    public synchronized boolean isEmpty() {
+        return queue.isEmpty();
+    }
+
+    /** Whether the input has ended or failed (messages queued before that may still be taken). */
+    public synchronized boolean isEnded() {
+        return ended;
+    }
+
+    /**
+     * Waits until the channel can take more writes without growing its outbound buffer past Netty's
+     * high water mark, or is closed.
+     *
+     * @throws ClosedByInterruptException when interrupted; the channel is then closed
+     * @throws IOException when called on the channel's own event loop thread
+     */
+    public void awaitWritable() throws IOException {
+        Channel ch = channel;
+        if (ch.isWritable() || !ch.isActive()) {
+            return;
+        }
+        checkNotOwnLoop("write");
+        Thread me = Thread.currentThread();
+        CoroutineImpl<?> co = Waits.beginWait();
+        try {
+            for (;;) {
+                synchronized (this) {
+                    writer = me;
+                }
+                if (ch.isWritable() || !ch.isActive()) {
+                    return;
+                }
+                if (Thread.interrupted()) {
+                    throw interrupted();
+                }
+                LockSupport.park(this);
+            }
+        } finally {
+            Waits.endWait(co);
+            synchronized (this) {
+                if (writer == me) {
+                    writer = null;
+                }
+            }
+        }
+    }
+
+    /**
+     * Releases what was queued and not taken, and anything that arrives later; the reader sees the
+     * end of the input. For when the connection is being closed.
+     */
+    public void discard() {
+        Thread wake;
+        synchronized (this) {
+            discarded = true;
+            ended = true;
+            Object msg;
+            while ((msg = queue.poll()) != null) {
+                ReferenceCountUtil.release(msg);
+            }
+            queuedBytes = 0;
+            wake = reader;
+            reader = null;
+        }
+        if (wake != null) {
+            LockSupport.unpark(wake);
+        }
+        wakeWriter();
+    }
+
+    private ClosedByInterruptException interrupted() {
+        channel.close();
+        Thread.currentThread().interrupt();
+        return new ClosedByInterruptException();
+    }
+
+    /** A wait on the channel's own loop thread would never end: only that thread can read the bytes. */
+    private void checkNotOwnLoop(String what) throws IOException {
+        Channel ch = channel;
+        if (ch != null && ch.eventLoop().inEventLoop()) {
+            throw new IOException("blocking " + what + " on " + ch + " called on its own event loop thread "
+                    + Thread.currentThread().getName() + ", which would never be woken: call it from a coroutine "
+                    + "or another thread");
+        }
+    }
+
+    private static long sizeOf(Object msg) {
+        if (msg instanceof ByteBuf buf) {
+            return buf.readableBytes();
+        }
+        if (msg instanceof ByteBufHolder holder) {
+            return holder.content().readableBytes();
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,86 @@
+package io.cosched.net;
+
+import io.cosched.internal.CoroutineImpl;
+import io.cosched.internal.Waits;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ConnectTimeoutException;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.SocketAddress;
+import java.net.SocketTimeoutException;
+import java.nio.channels.ClosedByInterruptException;
+import java.util.concurrent.locks.LockSupport;
+
+/** Blocking steps on Netty channels for code in coroutines (or any thread): connect, wait for a future. */
+public final class LoopChannels {
+
+    private LoopChannels() {
+    }
+
+    /**
+     * Connects {@code bootstrap} (its loop, channel type, handler and options set, including
+     * {@code CONNECT_TIMEOUT_MILLIS}) and parks until the connection is up.
+     *
+     * @param local the local address to bind, or {@code null} for any
+     * @throws SocketTimeoutException "Connect timed out", as a JDK socket says it
+     * @throws ConnectException when the peer refused or could not be reached
+     * @throws ClosedByInterruptException when interrupted; the half-open channel is closed
+     */
+    public static Channel connect(Bootstrap bootstrap, SocketAddress remote, SocketAddress local) throws IOException {
+        ChannelFuture f = local == null ? bootstrap.connect(remote) : bootstrap.connect(remote, local);
+        await(f);
+        if (f.isSuccess()) {
+            return f.channel();
+        }
+        f.channel().close();
+        Throwable cause = f.cause();
+        IOException e;
+        if (cause instanceof ConnectTimeoutException) {
+            e = new SocketTimeoutException("Connect timed out");
+        } else if (cause instanceof ConnectException) {
+            e = new ConnectException(cause.getMessage());
+        } else if (cause instanceof IOException) {
+            e = new IOException(cause.getMessage());
+        } else {
+            e = new IOException("connect to " + remote + " failed: " + cause);
+        }
+        e.initCause(cause); // the cause's stack is the loop's; ours shows the caller
+        throw e;
+    }
+
+    /**
+     * Parks until {@code future} is done, successfully or not; the caller looks at the outcome.
+     *
+     * @throws ClosedByInterruptException when interrupted first; the future's channel is closed and
+     *         the interrupt status stays set
+     * @throws IOException when called on the channel's own event loop thread, which would never finish it
+     */
+    public static void await(ChannelFuture future) throws IOException {
+        if (future.isDone()) {
+            return;
+        }
+        Channel ch = future.channel();
+        if (ch.eventLoop().inEventLoop()) {
+            throw new IOException("waiting for " + ch + " on its own event loop thread " + Thread.currentThread().getName()
+                    + ", which would never finish it: call it from a coroutine or another thread");
+        }
+        Thread me = Thread.currentThread();
+        future.addListener(f -> LockSupport.unpark(me));
+        CoroutineImpl<?> co = Waits.beginWait();
+        try {
+            while (!future.isDone()) {
+                if (Thread.interrupted()) {
+                    ch.close();
+                    Thread.currentThread().interrupt();
+                    throw new ClosedByInterruptException();
+                }
+                LockSupport.park(future);
+            }
+        } finally {
+            Waits.endWait(co);
+        }
+    }
+}

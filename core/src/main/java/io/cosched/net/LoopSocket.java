@@ -1,0 +1,689 @@
+package io.cosched.net;
+
+import io.cosched.IOManager;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.socket.DuplexChannel;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketAddress;
+import java.net.SocketException;
+import java.net.SocketImpl;
+import java.net.SocketOption;
+import java.net.StandardSocketOptions;
+import java.net.UnknownHostException;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.SocketChannel;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A {@link Socket} whose connection is a Netty channel on one event loop of an IOManager: reads park
+ * the caller until that loop delivers bytes, writes go through the channel. To a driver it is an
+ * ordinary blocking socket (timeouts, half-close, TLS layered on top with an
+ * {@code SSLSocketFactory}), but a coroutine homed on the same loop is resumed by the loop thread that
+ * read its bytes, not by a JDK poller thread. Made by {@link LoopSocketFactory}.
+ *
+ * <p>Like a JDK socket: a read that times out ({@link #setSoTimeout}) leaves the socket usable; an
+ * interrupted read or write closes it ("Closed by interrupt"); {@link #close()} from another thread
+ * ends a blocked read with "Socket closed".
+ */
+final class LoopSocket extends Socket {
+
+    private final IOManager io;
+    private final int fixedLoop; // -1: the loop the connecting caller belongs to
+    private final ChannelInbox inbox = new ChannelInbox();
+    private final Input input = new Input();
+    private final Output output = new Output();
+    // The part of a read buffer the reader has not copied out yet. Taken out while copying, so that a
+    // close on another thread releases it only when no reader holds it.
+    private final AtomicReference<ByteBuf> leftover = new AtomicReference<>();
+
+    private volatile Channel channel;
+    private volatile int loop = -1;
+    private volatile boolean closed;
+    private volatile boolean inputShutdown;
+    private volatile boolean outputShutdown;
+    private volatile boolean eof;
+    private volatile int soTimeoutMillis;
+    private boolean bound;
+    private SocketAddress bindAddress;
+
+    // options set before the connection exists, applied when it is made
+    private boolean tcpNoDelay;
+    private boolean keepAlive;
+    private boolean reuseAddress;
+    private boolean oobInline;
+    private int soLinger = -1;
+    private int receiveBufferSize;
+    private int sendBufferSize;
+    private int trafficClass;
+
+    LoopSocket(IOManager io, int loop) throws SocketException {
+        super((SocketImpl) null); // every method that would use the JDK's implementation is overridden
+        this.io = io;
+        this.fixedLoop = loop;
+    }
+
+    // ---- connecting --------------------------------------------------------------------------------
+
+    @Override
+    public void connect(SocketAddress endpoint) throws IOException {
+        connect(endpoint, 0);
+    }
+
+    @Override
+    public void connect(SocketAddress endpoint, int timeout) throws IOException {
+        if (timeout < 0) {
+            throw new IllegalArgumentException("connect: timeout can't be negative");
+        }
+        if (!(Objects.requireNonNull(endpoint, "connect: The address can't be null") instanceof InetSocketAddress addr)) {
+            throw new IllegalArgumentException("Unsupported address type");
+        }
+        synchronized (this) {
+            checkOpen();
+            if (channel != null) {
+                throw new SocketException("already connected");
+            }
+        }
+        if (addr.isUnresolved()) {
+            addr = new InetSocketAddress(InetAddress.getByName(addr.getHostString()), addr.getPort());
+            if (addr.isUnresolved()) {
+                throw new UnknownHostException(addr.getHostString());
+            }
+        }
+        int index;
+        try {
+            index = fixedLoop >= 0 ? fixedLoop : io.loopForCaller();
+        } catch (IllegalStateException e) {
+            throw new SocketException(e.getMessage());
+        }
+        Bootstrap b = io.bootstrap(index)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, timeout) // 0: none, as for a JDK socket
+                .option(ChannelOption.ALLOW_HALF_CLOSURE, true)       // shutdownInput/Output as on a JDK socket
+                .option(ChannelOption.TCP_NODELAY, tcpNoDelay)
+                .option(ChannelOption.SO_KEEPALIVE, keepAlive)
+                .option(ChannelOption.SO_REUSEADDR, reuseAddress)
+                .handler(inbox);
+        if (soLinger >= 0) {
+            b.option(ChannelOption.SO_LINGER, soLinger);
+        }
+        if (receiveBufferSize > 0) {
+            b.option(ChannelOption.SO_RCVBUF, receiveBufferSize);
+        }
+        if (sendBufferSize > 0) {
+            b.option(ChannelOption.SO_SNDBUF, sendBufferSize);
+        }
+        if (trafficClass != 0) {
+            b.option(ChannelOption.IP_TOS, trafficClass);
+        }
+        Channel ch;
+        try {
+            ch = LoopChannels.connect(b, addr, bindAddress);
+        } catch (ClosedByInterruptException e) {
+            close();
+            throw closedByInterrupt(e);
+        }
+        synchronized (this) {
+            if (closed) {
+                ch.close(); // closed while connecting
+                throw new SocketException("Socket closed");
+            }
+            channel = ch;
+            loop = index;
+            bound = true;
+        }
+    }
+
+    @Override
+    public synchronized void bind(SocketAddress bindpoint) throws IOException {
+        checkOpen();
+        if (bound) {
+            throw new SocketException("Already bound");
+        }
+        if (bindpoint != null && !(bindpoint instanceof InetSocketAddress)) {
+            throw new IllegalArgumentException("Unsupported address type");
+        }
+        bindAddress = bindpoint; // bound when the connection is made
+        bound = true;
+    }
+
+    // ---- streams -----------------------------------------------------------------------------------
+
+    @Override
+    public InputStream getInputStream() throws IOException {
+        checkOpen();
+        checkConnected();
+        if (inputShutdown) {
+            throw new SocketException("Socket input is shutdown");
+        }
+        return input;
+    }
+
+    @Override
+    public OutputStream getOutputStream() throws IOException {
+        checkOpen();
+        checkConnected();
+        if (outputShutdown) {
+            throw new SocketException("Socket output is shutdown");
+        }
+        return output;
+    }
+
+    private final class Input extends InputStream {
+
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            int n = read(one, 0, 1);
+            return n < 0 ? -1 : one[0] & 0xff;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            Objects.checkFromIndexSize(off, len, b.length);
+            if (closed) {
+                throw new SocketException("Socket closed");
+            }
+            if (len == 0) {
+                return 0;
+            }
+            if (eof || inputShutdown) {
+                return -1;
+            }
+            ByteBuf buf = leftover.getAndSet(null);
+            if (buf == null) {
+                buf = next(soTimeoutMillis);
+                if (buf == null) {
+                    return -1;
+                }
+            }
+            int n = 0;
+            try {
+                for (;;) {
+                    int chunk = Math.min(len - n, buf.readableBytes());
+                    buf.readBytes(b, off + n, chunk);
+                    n += chunk;
+                    if (n == len) {
+                        break;
+                    }
+                    Object more = inbox.poll(); // more arrived already: hand it over without waiting
+                    if (more == null) {
+                        break;
+                    }
+                    buf.release();
+                    buf = (ByteBuf) more;
+                }
+            } finally {
+                keepOrRelease(buf);
+            }
+            return n;
+        }
+
+        /** The next buffer from the loop, waiting up to the socket timeout; {@code null} at the end. */
+        private ByteBuf next(int timeoutMillis) throws IOException {
+            Object msg;
+            try {
+                msg = inbox.take(TimeUnit.MILLISECONDS.toNanos(timeoutMillis));
+            } catch (ClosedByInterruptException e) {
+                close();
+                throw closedByInterrupt(e);
+            } catch (java.net.SocketTimeoutException e) {
+                throw e; // the socket stays usable
+            } catch (IOException e) {
+                // A JDK socket reports a broken connection as a SocketException ("Connection reset"),
+                // and a TLS layer on top passes those through unchanged.
+                SocketException s = new SocketException(closed ? "Socket closed" : e.getMessage());
+                s.initCause(e);
+                throw s;
+            }
+            if (msg == null) {
+                if (closed) {
+                    throw new SocketException("Socket closed");
+                }
+                eof = true;
+            }
+            return (ByteBuf) msg;
+        }
+
+        @Override
+        public int available() throws IOException {
+            if (closed) {
+                throw new SocketException("Socket closed");
+            }
+            if (eof || inputShutdown) {
+                return 0;
+            }
+            ByteBuf buf = leftover.get();
+            long n = inbox.queuedBytes() + (buf == null ? 0 : buf.readableBytes());
+            return (int) Math.min(Integer.MAX_VALUE, n);
+        }
+
+        @Override
+        public void close() throws IOException {
+            LoopSocket.this.close();
+        }
+    }
+
+    /** After a read: keeps what is left of {@code buf} for the next one, unless the socket closed meanwhile. */
+    private void keepOrRelease(ByteBuf buf) {
+        if (!buf.isReadable()) {
+            buf.release();
+            return;
+        }
+        leftover.set(buf);
+        // close() sets the flag before it empties the slot: either it released buf, or we see the flag
+        if (closed && leftover.compareAndSet(buf, null)) {
+            buf.release();
+        }
+    }
+
+    private final class Output extends OutputStream {
+
+        @Override
+        public void write(int b) throws IOException {
+            write(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            Objects.checkFromIndexSize(off, len, b.length);
+            if (closed) {
+                throw new SocketException("Socket closed");
+            }
+            if (outputShutdown) {
+                throw new SocketException("Socket output is shutdown");
+            }
+            if (len == 0) {
+                return;
+            }
+            Channel ch = channel;
+            try {
+                inbox.awaitWritable();
+            } catch (ClosedByInterruptException e) {
+                close();
+                throw closedByInterrupt(e);
+            }
+            if (!ch.isActive()) {
+                throw new SocketException(closed ? "Socket closed" : "Connection closed by peer");
+            }
+            // Every write goes out at once, as on a JDK socket: a driver need not call flush(). A
+            // failure closes the channel, and the next read or write reports it.
+            ByteBuf buf = ch.alloc().buffer(len).writeBytes(b, off, len);
+            ch.writeAndFlush(buf, ch.voidPromise());
+        }
+
+        @Override
+        public void flush() throws IOException {
+            if (closed) {
+                throw new SocketException("Socket closed");
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            LoopSocket.this.close();
+        }
+    }
+
+    // ---- closing -----------------------------------------------------------------------------------
+
+    @Override
+    public void close() {
+        Channel ch;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            ch = channel;
+        }
+        if (ch != null) {
+            ch.close();
+        }
+        inbox.discard(); // wakes a reader blocked on another thread: it reports "Socket closed"
+        ByteBuf buf = leftover.getAndSet(null);
+        if (buf != null) {
+            buf.release();
+        }
+    }
+
+    @Override
+    public void shutdownInput() throws IOException {
+        checkOpen();
+        checkConnected();
+        if (inputShutdown) {
+            throw new SocketException("Socket input is already shutdown");
+        }
+        inputShutdown = true;
+        ((DuplexChannel) channel).shutdownInput();
+        inbox.discard(); // what arrives later is dropped, reads return -1
+    }
+
+    @Override
+    public void shutdownOutput() throws IOException {
+        checkOpen();
+        checkConnected();
+        if (outputShutdown) {
+            throw new SocketException("Socket output is already shutdown");
+        }
+        outputShutdown = true;
+        ((DuplexChannel) channel).shutdownOutput();
+    }
+
+    private static SocketException closedByInterrupt(ClosedByInterruptException e) {
+        SocketException s = new SocketException("Closed by interrupt");
+        s.initCause(e);
+        return s;
+    }
+
+    private void checkOpen() throws SocketException {
+        if (closed) {
+            throw new SocketException("Socket is closed");
+        }
+    }
+
+    private void checkConnected() throws SocketException {
+        if (channel == null) {
+            throw new SocketException("Socket is not connected");
+        }
+    }
+
+    // ---- state and addresses -----------------------------------------------------------------------
+
+    @Override
+    public boolean isConnected() {
+        return channel != null;
+    }
+
+    @Override
+    public synchronized boolean isBound() {
+        return bound;
+    }
+
+    @Override
+    public boolean isClosed() {
+        return closed;
+    }
+
+    @Override
+    public boolean isInputShutdown() {
+        return inputShutdown;
+    }
+
+    @Override
+    public boolean isOutputShutdown() {
+        return outputShutdown;
+    }
+
+    @Override
+    public SocketChannel getChannel() {
+        return null;
+    }
+
+    @Override
+    public InetAddress getInetAddress() {
+        SocketAddress a = remote();
+        return a instanceof InetSocketAddress i ? i.getAddress() : null;
+    }
+
+    @Override
+    public int getPort() {
+        SocketAddress a = remote();
+        return a instanceof InetSocketAddress i ? i.getPort() : 0;
+    }
+
+    @Override
+    public SocketAddress getRemoteSocketAddress() {
+        return remote();
+    }
+
+    @Override
+    public InetAddress getLocalAddress() {
+        SocketAddress a = local();
+        return a instanceof InetSocketAddress i ? i.getAddress() : new InetSocketAddress(0).getAddress();
+    }
+
+    @Override
+    public int getLocalPort() {
+        SocketAddress a = local();
+        return a instanceof InetSocketAddress i ? i.getPort() : -1;
+    }
+
+    @Override
+    public SocketAddress getLocalSocketAddress() {
+        return local();
+    }
+
+    private SocketAddress remote() {
+        Channel ch = channel;
+        return ch == null ? null : ch.remoteAddress();
+    }
+
+    private SocketAddress local() {
+        Channel ch = channel;
+        return ch == null ? bindAddress : ch.localAddress();
+    }
+
+    /** The index of the event loop the connection lives on, -1 before it is made. */
+    int loop() {
+        return loop;
+    }
+
+    ChannelInbox inbox() {
+        return inbox;
+    }
+
+    // ---- options -----------------------------------------------------------------------------------
+
+    @Override
+    public void setSoTimeout(int timeout) throws SocketException {
+        checkOpen();
+        if (timeout < 0) {
+            throw new IllegalArgumentException("timeout < 0");
+        }
+        soTimeoutMillis = timeout;
+    }
+
+    @Override
+    public int getSoTimeout() throws SocketException {
+        checkOpen();
+        return soTimeoutMillis;
+    }
+
+    @Override
+    public void setTcpNoDelay(boolean on) throws SocketException {
+        tcpNoDelay = set(ChannelOption.TCP_NODELAY, on);
+    }
+
+    @Override
+    public boolean getTcpNoDelay() throws SocketException {
+        return get(ChannelOption.TCP_NODELAY, tcpNoDelay);
+    }
+
+    @Override
+    public void setKeepAlive(boolean on) throws SocketException {
+        keepAlive = set(ChannelOption.SO_KEEPALIVE, on);
+    }
+
+    @Override
+    public boolean getKeepAlive() throws SocketException {
+        return get(ChannelOption.SO_KEEPALIVE, keepAlive);
+    }
+
+    @Override
+    public void setReuseAddress(boolean on) throws SocketException {
+        reuseAddress = set(ChannelOption.SO_REUSEADDR, on);
+    }
+
+    @Override
+    public boolean getReuseAddress() throws SocketException {
+        return get(ChannelOption.SO_REUSEADDR, reuseAddress);
+    }
+
+    @Override
+    public void setSoLinger(boolean on, int linger) throws SocketException {
+        if (on && linger < 0) {
+            throw new IllegalArgumentException("invalid value for SO_LINGER");
+        }
+        soLinger = set(ChannelOption.SO_LINGER, on ? Math.min(linger, 65535) : -1);
+    }
+
+    @Override
+    public int getSoLinger() throws SocketException {
+        return get(ChannelOption.SO_LINGER, soLinger);
+    }
+
+    @Override
+    public void setReceiveBufferSize(int size) throws SocketException {
+        if (size <= 0) {
+            throw new IllegalArgumentException("invalid receive size");
+        }
+        receiveBufferSize = set(ChannelOption.SO_RCVBUF, size);
+    }
+
+    @Override
+    public int getReceiveBufferSize() throws SocketException {
+        return get(ChannelOption.SO_RCVBUF, receiveBufferSize);
+    }
+
+    @Override
+    public void setSendBufferSize(int size) throws SocketException {
+        if (size <= 0) {
+            throw new IllegalArgumentException("negative send size");
+        }
+        sendBufferSize = set(ChannelOption.SO_SNDBUF, size);
+    }
+
+    @Override
+    public int getSendBufferSize() throws SocketException {
+        return get(ChannelOption.SO_SNDBUF, sendBufferSize);
+    }
+
+    @Override
+    public void setTrafficClass(int tc) throws SocketException {
+        if (tc < 0 || tc > 255) {
+            throw new IllegalArgumentException("tc is not in range 0 -- 255");
+        }
+        trafficClass = set(ChannelOption.IP_TOS, tc);
+    }
+
+    @Override
+    public int getTrafficClass() throws SocketException {
+        return get(ChannelOption.IP_TOS, trafficClass);
+    }
+
+    @Override
+    public void setOOBInline(boolean on) throws SocketException {
+        checkOpen();
+        oobInline = on; // urgent data is never sent, so there is none to inline
+    }
+
+    @Override
+    public boolean getOOBInline() throws SocketException {
+        checkOpen();
+        return oobInline;
+    }
+
+    @Override
+    public void sendUrgentData(int data) throws IOException {
+        throw new SocketException("Urgent data not supported");
+    }
+
+    @Override
+    public void setPerformancePreferences(int connectionTime, int latency, int bandwidth) {
+        // a hint the JDK's own sockets ignore too
+    }
+
+    private <T> T set(ChannelOption<T> option, T value) throws SocketException {
+        checkOpen();
+        Channel ch = channel;
+        if (ch != null && !ch.config().setOption(option, value)) {
+            throw new SocketException(option.name() + " not supported");
+        }
+        return value;
+    }
+
+    private <T> T get(ChannelOption<T> option, T before) throws SocketException {
+        checkOpen();
+        Channel ch = channel;
+        T value = ch == null ? null : ch.config().getOption(option);
+        return value != null ? value : before;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <T> Socket setOption(SocketOption<T> name, T value) throws IOException {
+        Objects.requireNonNull(name, "name");
+        if (name == StandardSocketOptions.TCP_NODELAY) {
+            setTcpNoDelay((Boolean) value);
+        } else if (name == StandardSocketOptions.SO_KEEPALIVE) {
+            setKeepAlive((Boolean) value);
+        } else if (name == StandardSocketOptions.SO_REUSEADDR) {
+            setReuseAddress((Boolean) value);
+        } else if (name == StandardSocketOptions.SO_LINGER) {
+            int v = (Integer) value;
+            setSoLinger(v >= 0, v);
+        } else if (name == StandardSocketOptions.SO_RCVBUF) {
+            setReceiveBufferSize((Integer) value);
+        } else if (name == StandardSocketOptions.SO_SNDBUF) {
+            setSendBufferSize((Integer) value);
+        } else if (name == StandardSocketOptions.IP_TOS) {
+            setTrafficClass((Integer) value);
+        } else {
+            throw new UnsupportedOperationException("'" + name + "' not supported");
+        }
+        return this;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <T> T getOption(SocketOption<T> name) throws IOException {
+        Objects.requireNonNull(name, "name");
+        Object v;
+        if (name == StandardSocketOptions.TCP_NODELAY) {
+            v = getTcpNoDelay();
+        } else if (name == StandardSocketOptions.SO_KEEPALIVE) {
+            v = getKeepAlive();
+        } else if (name == StandardSocketOptions.SO_REUSEADDR) {
+            v = getReuseAddress();
+        } else if (name == StandardSocketOptions.SO_LINGER) {
+            v = getSoLinger();
+        } else if (name == StandardSocketOptions.SO_RCVBUF) {
+            v = getReceiveBufferSize();
+        } else if (name == StandardSocketOptions.SO_SNDBUF) {
+            v = getSendBufferSize();
+        } else if (name == StandardSocketOptions.IP_TOS) {
+            v = getTrafficClass();
+        } else {
+            throw new UnsupportedOperationException("'" + name + "' not supported");
+        }
+        return (T) v;
+    }
+
+    @Override
+    public Set<SocketOption<?>> supportedOptions() {
+        return Set.of(StandardSocketOptions.TCP_NODELAY, StandardSocketOptions.SO_KEEPALIVE,
+                StandardSocketOptions.SO_REUSEADDR, StandardSocketOptions.SO_LINGER, StandardSocketOptions.SO_RCVBUF,
+                StandardSocketOptions.SO_SNDBUF, StandardSocketOptions.IP_TOS);
+    }
+
+    @Override
+    public String toString() {
+        Channel ch = channel;
+        if (ch == null) {
+            return "LoopSocket[unconnected, " + io.name() + "]";
+        }
+        return "LoopSocket[addr=" + getInetAddress() + ",port=" + getPort() + ",localport=" + getLocalPort()
+                + ",loop=" + io.name() + "-" + loop + "]";
+    }
+}
