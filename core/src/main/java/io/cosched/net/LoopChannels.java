@@ -6,6 +6,7 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ConnectTimeoutException;
+import io.netty.util.concurrent.Future;
 
 import java.io.IOException;
 import java.net.ConnectException;
@@ -59,13 +60,25 @@ public final class LoopChannels {
      * @throws IOException when called on the channel's own event loop thread, which would never finish it
      */
     public static void await(ChannelFuture future) throws IOException {
+        await(future, future.channel());
+    }
+
+    /**
+     * Parks until {@code future}, an operation on {@code channel} (a TLS handshake, say), is done;
+     * the caller looks at the outcome.
+     *
+     * @throws ClosedByInterruptException when interrupted first; {@code channel} is closed and the
+     *         interrupt status stays set
+     * @throws IOException when called on the channel's own event loop thread, which would never finish it
+     */
+    public static void await(Future<?> future, Channel channel) throws IOException {
         if (future.isDone()) {
             return;
         }
-        Channel ch = future.channel();
-        if (ch.eventLoop().inEventLoop()) {
-            throw new IOException("waiting for " + ch + " on its own event loop thread " + Thread.currentThread().getName()
-                    + ", which would never finish it: call it from a coroutine or another thread");
+        if (channel.eventLoop().inEventLoop()) {
+            throw new IOException("waiting for " + channel + " on its own event loop thread "
+                    + Thread.currentThread().getName() + ", which would never finish it: call it from a coroutine "
+                    + "or another thread");
         }
         Thread me = Thread.currentThread();
         future.addListener(f -> LockSupport.unpark(me));
@@ -73,7 +86,7 @@ public final class LoopChannels {
         try {
             while (!future.isDone()) {
                 if (Thread.interrupted()) {
-                    ch.close();
+                    channel.close();
                     Thread.currentThread().interrupt();
                     throw new ClosedByInterruptException();
                 }

@@ -21,6 +21,8 @@ import java.net.StandardSocketOptions;
 import java.net.UnknownHostException;
 import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.SocketChannel;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -58,15 +60,22 @@ final class LoopSocket extends Socket {
     private boolean bound;
     private SocketAddress bindAddress;
 
-    // options set before the connection exists, applied when it is made
-    private boolean tcpNoDelay;
-    private boolean keepAlive;
-    private boolean reuseAddress;
+    // Options set before the connection exists, applied when it is made; their defaults are a JDK
+    // socket's (SO_RCVBUF and SO_SNDBUF: the kernel's, so absent until set).
+    private final Map<ChannelOption<?>, Object> options = new HashMap<>(Map.of(
+            ChannelOption.TCP_NODELAY, false, ChannelOption.SO_KEEPALIVE, false, ChannelOption.SO_REUSEADDR, false,
+            ChannelOption.SO_LINGER, -1, ChannelOption.IP_TOS, 0));
     private boolean oobInline;
-    private int soLinger = -1;
-    private int receiveBufferSize;
-    private int sendBufferSize;
-    private int trafficClass;
+
+    /** The standard socket options a loop socket supports, and the Netty options they are. */
+    private static final Map<SocketOption<?>, ChannelOption<?>> STANDARD = Map.of(
+            StandardSocketOptions.TCP_NODELAY, ChannelOption.TCP_NODELAY,
+            StandardSocketOptions.SO_KEEPALIVE, ChannelOption.SO_KEEPALIVE,
+            StandardSocketOptions.SO_REUSEADDR, ChannelOption.SO_REUSEADDR,
+            StandardSocketOptions.SO_LINGER, ChannelOption.SO_LINGER,
+            StandardSocketOptions.SO_RCVBUF, ChannelOption.SO_RCVBUF,
+            StandardSocketOptions.SO_SNDBUF, ChannelOption.SO_SNDBUF,
+            StandardSocketOptions.IP_TOS, ChannelOption.IP_TOS);
 
     LoopSocket(IOManager io, int loop) throws SocketException {
         super((SocketImpl) null); // every method that would use the JDK's implementation is overridden
@@ -110,21 +119,9 @@ final class LoopSocket extends Socket {
         Bootstrap b = io.bootstrap(index)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, timeout) // 0: none, as for a JDK socket
                 .option(ChannelOption.ALLOW_HALF_CLOSURE, true)       // shutdownInput/Output as on a JDK socket
-                .option(ChannelOption.TCP_NODELAY, tcpNoDelay)
-                .option(ChannelOption.SO_KEEPALIVE, keepAlive)
-                .option(ChannelOption.SO_REUSEADDR, reuseAddress)
                 .handler(inbox);
-        if (soLinger >= 0) {
-            b.option(ChannelOption.SO_LINGER, soLinger);
-        }
-        if (receiveBufferSize > 0) {
-            b.option(ChannelOption.SO_RCVBUF, receiveBufferSize);
-        }
-        if (sendBufferSize > 0) {
-            b.option(ChannelOption.SO_SNDBUF, sendBufferSize);
-        }
-        if (trafficClass != 0) {
-            b.option(ChannelOption.IP_TOS, trafficClass);
+        synchronized (this) {
+            options.forEach((option, value) -> apply(b, option, value));
         }
         Channel ch;
         try {
@@ -502,32 +499,32 @@ final class LoopSocket extends Socket {
 
     @Override
     public void setTcpNoDelay(boolean on) throws SocketException {
-        tcpNoDelay = set(ChannelOption.TCP_NODELAY, on);
+        set(ChannelOption.TCP_NODELAY, on);
     }
 
     @Override
     public boolean getTcpNoDelay() throws SocketException {
-        return get(ChannelOption.TCP_NODELAY, tcpNoDelay);
+        return get(ChannelOption.TCP_NODELAY);
     }
 
     @Override
     public void setKeepAlive(boolean on) throws SocketException {
-        keepAlive = set(ChannelOption.SO_KEEPALIVE, on);
+        set(ChannelOption.SO_KEEPALIVE, on);
     }
 
     @Override
     public boolean getKeepAlive() throws SocketException {
-        return get(ChannelOption.SO_KEEPALIVE, keepAlive);
+        return get(ChannelOption.SO_KEEPALIVE);
     }
 
     @Override
     public void setReuseAddress(boolean on) throws SocketException {
-        reuseAddress = set(ChannelOption.SO_REUSEADDR, on);
+        set(ChannelOption.SO_REUSEADDR, on);
     }
 
     @Override
     public boolean getReuseAddress() throws SocketException {
-        return get(ChannelOption.SO_REUSEADDR, reuseAddress);
+        return get(ChannelOption.SO_REUSEADDR);
     }
 
     @Override
@@ -535,12 +532,12 @@ final class LoopSocket extends Socket {
         if (on && linger < 0) {
             throw new IllegalArgumentException("invalid value for SO_LINGER");
         }
-        soLinger = set(ChannelOption.SO_LINGER, on ? Math.min(linger, 65535) : -1);
+        set(ChannelOption.SO_LINGER, on ? Math.min(linger, 65535) : -1);
     }
 
     @Override
     public int getSoLinger() throws SocketException {
-        return get(ChannelOption.SO_LINGER, soLinger);
+        return get(ChannelOption.SO_LINGER);
     }
 
     @Override
@@ -548,12 +545,12 @@ final class LoopSocket extends Socket {
         if (size <= 0) {
             throw new IllegalArgumentException("invalid receive size");
         }
-        receiveBufferSize = set(ChannelOption.SO_RCVBUF, size);
+        set(ChannelOption.SO_RCVBUF, size);
     }
 
     @Override
     public int getReceiveBufferSize() throws SocketException {
-        return get(ChannelOption.SO_RCVBUF, receiveBufferSize);
+        return get(ChannelOption.SO_RCVBUF);
     }
 
     @Override
@@ -561,12 +558,12 @@ final class LoopSocket extends Socket {
         if (size <= 0) {
             throw new IllegalArgumentException("negative send size");
         }
-        sendBufferSize = set(ChannelOption.SO_SNDBUF, size);
+        set(ChannelOption.SO_SNDBUF, size);
     }
 
     @Override
     public int getSendBufferSize() throws SocketException {
-        return get(ChannelOption.SO_SNDBUF, sendBufferSize);
+        return get(ChannelOption.SO_SNDBUF);
     }
 
     @Override
@@ -574,12 +571,12 @@ final class LoopSocket extends Socket {
         if (tc < 0 || tc > 255) {
             throw new IllegalArgumentException("tc is not in range 0 -- 255");
         }
-        trafficClass = set(ChannelOption.IP_TOS, tc);
+        set(ChannelOption.IP_TOS, tc);
     }
 
     @Override
     public int getTrafficClass() throws SocketException {
-        return get(ChannelOption.IP_TOS, trafficClass);
+        return get(ChannelOption.IP_TOS);
     }
 
     @Override
@@ -604,33 +601,34 @@ final class LoopSocket extends Socket {
         // a hint the JDK's own sockets ignore too
     }
 
-    private <T> T set(ChannelOption<T> option, T value) throws SocketException {
+    /** Sets {@code option} on the connection, or keeps it for when the connection is made. */
+    private synchronized <T> void set(ChannelOption<T> option, T value) throws SocketException {
         checkOpen();
         Channel ch = channel;
         if (ch != null && !ch.config().setOption(option, value)) {
             throw new SocketException(option.name() + " not supported");
         }
-        return value;
+        options.put(option, value);
     }
 
-    private <T> T get(ChannelOption<T> option, T before) throws SocketException {
+    /** The connection's value of {@code option}, or the one kept for it (the kernel's buffer sizes: 0 until connected). */
+    @SuppressWarnings("unchecked")
+    private synchronized <T> T get(ChannelOption<T> option) throws SocketException {
         checkOpen();
         Channel ch = channel;
         T value = ch == null ? null : ch.config().getOption(option);
-        return value != null ? value : before;
+        return value != null ? value : (T) options.getOrDefault(option, 0);
     }
 
-    @Override
     @SuppressWarnings("unchecked")
+    private static <T> void apply(Bootstrap b, ChannelOption<T> option, Object value) {
+        b.option(option, (T) value);
+    }
+
+    /** Typed setters check the values; this routes a standard option to them. */
+    @Override
     public <T> Socket setOption(SocketOption<T> name, T value) throws IOException {
-        Objects.requireNonNull(name, "name");
-        if (name == StandardSocketOptions.TCP_NODELAY) {
-            setTcpNoDelay((Boolean) value);
-        } else if (name == StandardSocketOptions.SO_KEEPALIVE) {
-            setKeepAlive((Boolean) value);
-        } else if (name == StandardSocketOptions.SO_REUSEADDR) {
-            setReuseAddress((Boolean) value);
-        } else if (name == StandardSocketOptions.SO_LINGER) {
+        if (standard(name) == ChannelOption.SO_LINGER) {
             int v = (Integer) value;
             setSoLinger(v >= 0, v);
         } else if (name == StandardSocketOptions.SO_RCVBUF) {
@@ -640,41 +638,30 @@ final class LoopSocket extends Socket {
         } else if (name == StandardSocketOptions.IP_TOS) {
             setTrafficClass((Integer) value);
         } else {
-            throw new UnsupportedOperationException("'" + name + "' not supported");
+            set(standard(name), value); // the three booleans
         }
         return this;
     }
 
     @Override
-    @SuppressWarnings("unchecked")
     public <T> T getOption(SocketOption<T> name) throws IOException {
-        Objects.requireNonNull(name, "name");
-        Object v;
-        if (name == StandardSocketOptions.TCP_NODELAY) {
-            v = getTcpNoDelay();
-        } else if (name == StandardSocketOptions.SO_KEEPALIVE) {
-            v = getKeepAlive();
-        } else if (name == StandardSocketOptions.SO_REUSEADDR) {
-            v = getReuseAddress();
-        } else if (name == StandardSocketOptions.SO_LINGER) {
-            v = getSoLinger();
-        } else if (name == StandardSocketOptions.SO_RCVBUF) {
-            v = getReceiveBufferSize();
-        } else if (name == StandardSocketOptions.SO_SNDBUF) {
-            v = getSendBufferSize();
-        } else if (name == StandardSocketOptions.IP_TOS) {
-            v = getTrafficClass();
-        } else {
+        @SuppressWarnings("unchecked")
+        ChannelOption<T> option = (ChannelOption<T>) standard(name);
+        return get(option);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> ChannelOption<T> standard(SocketOption<T> name) {
+        ChannelOption<?> option = STANDARD.get(Objects.requireNonNull(name, "name"));
+        if (option == null) {
             throw new UnsupportedOperationException("'" + name + "' not supported");
         }
-        return (T) v;
+        return (ChannelOption<T>) option;
     }
 
     @Override
     public Set<SocketOption<?>> supportedOptions() {
-        return Set.of(StandardSocketOptions.TCP_NODELAY, StandardSocketOptions.SO_KEEPALIVE,
-                StandardSocketOptions.SO_REUSEADDR, StandardSocketOptions.SO_LINGER, StandardSocketOptions.SO_RCVBUF,
-                StandardSocketOptions.SO_SNDBUF, StandardSocketOptions.IP_TOS);
+        return STANDARD.keySet();
     }
 
     @Override

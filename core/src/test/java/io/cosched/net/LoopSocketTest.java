@@ -46,7 +46,7 @@ class LoopSocketTest {
 
     @BeforeEach
     void start() {
-        io = IOManager.builder().name("sock-io").threads(2).build();
+        io = IOManager.builder().name("sock-io").threads(2).stallThreshold(Duration.ZERO).build(); // see PostgresLoopSocketTest
         io.start();
     }
 
@@ -355,6 +355,25 @@ class LoopSocketTest {
             }).join();
             assertThat(reply).isEqualTo("tls:one,tls:two");
             assertThat(io.carrierStats().get(0).remoteWakeups() - remoteBefore).isZero();
+        }
+    }
+
+    @Test
+    void optionsSetBeforeConnectingApplyToTheConnection() throws Exception {
+        try (Peer peer = pongPeer(); Socket s = new LoopSocketFactory(io).createSocket()) {
+            s.setTcpNoDelay(true);
+            s.setOption(java.net.StandardSocketOptions.SO_KEEPALIVE, true);
+            assertThat(s.getSoLinger()).isEqualTo(-1);
+            s.connect(new InetSocketAddress(LOCALHOST, peer.port()), 5000);
+            assertThat(s.getTcpNoDelay()).isTrue();
+            assertThat(s.getOption(java.net.StandardSocketOptions.SO_KEEPALIVE)).isTrue();
+            s.setOption(java.net.StandardSocketOptions.SO_LINGER, 5);
+            assertThat(s.getSoLinger()).isEqualTo(5);
+            assertThat(s.getReceiveBufferSize()).isPositive(); // the kernel's, once connected
+            assertThat(s.supportedOptions()).contains(java.net.StandardSocketOptions.IP_TOS);
+            assertThatThrownBy(() -> s.setOption(java.net.StandardSocketOptions.SO_BROADCAST, true))
+                    .isInstanceOf(UnsupportedOperationException.class);
+            assertThat(exchange(s, "opts")).isEqualTo("pong:opts");
         }
     }
 

@@ -46,7 +46,9 @@ class PostgresLoopSocketTest {
 
     @BeforeEach
     void start() {
-        io = IOManager.builder().name("pg-io").threads(2).build();
+        // no stall watchdog: a cold JVM spends ~200 ms of CPU in the first TLS and SCRAM handshakes,
+        // and the spill that would follow moves the coroutine off the loop this test watches
+        io = IOManager.builder().name("pg-io").threads(2).stallThreshold(Duration.ZERO).build();
         io.start();
     }
 
@@ -172,9 +174,11 @@ class PostgresLoopSocketTest {
 
     @Test
     void aTerminatedBackendEndsTheWaitingQueryWithAnSQLException() throws Exception {
+        // a name of its own: a backend of an earlier run may still be sleeping server-side
+        String name = "cosched-terminate-" + java.util.UUID.randomUUID();
         Coroutine<SQLException> waiting = io.spawn(() -> {
             try (Connection c = connect(-1); Statement s = c.createStatement()) {
-                s.execute("SET application_name = 'cosched-terminate-me'");
+                s.execute("SET application_name = '" + name + "'");
                 s.execute("SELECT pg_sleep(30)");
                 return null;
             } catch (SQLException e) {
@@ -182,7 +186,7 @@ class PostgresLoopSocketTest {
             }
         });
         try (Connection admin = connect(0); Statement s = admin.createStatement()) {
-            eventually(Duration.ofSeconds(10), () -> terminate(s) > 0, waiting::toString);
+            eventually(Duration.ofSeconds(10), () -> terminate(s, name) > 0, waiting::toString);
         }
         SQLException failure = waiting.join();
         assertThat((Throwable) failure).isNotNull();
@@ -190,9 +194,9 @@ class PostgresLoopSocketTest {
         assertThat(failure.getSQLState()).isIn("57P01", "08006");
     }
 
-    private static int terminate(Statement s) {
+    private static int terminate(Statement s, String name) {
         try (ResultSet rs = s.executeQuery("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                + "WHERE application_name = 'cosched-terminate-me' AND state = 'active'")) {
+                + "WHERE application_name = '" + name + "' AND state = 'active'")) {
             rs.next();
             return rs.getInt(1);
         } catch (SQLException e) {
@@ -202,17 +206,18 @@ class PostgresLoopSocketTest {
 
     @Test
     void cancellingTheCoroutineEndsItsQueryAndClosesTheConnection() throws Exception {
+        String name = "cosched-cancel-" + java.util.UUID.randomUUID();
         Connection[] held = new Connection[1];
         Coroutine<Void> query = io.spawn(() -> {
             held[0] = connect(-1);
             try (Statement s = held[0].createStatement()) {
-                s.execute("SET application_name = 'cosched-cancel-me'");
+                s.execute("SET application_name = '" + name + "'");
                 s.execute("SELECT pg_sleep(30)");
             }
             return null;
         });
         try (Connection admin = connect(0); Statement s = admin.createStatement()) {
-            eventually(Duration.ofSeconds(10), () -> active(s, "cosched-cancel-me") == 1, query::toString);
+            eventually(Duration.ofSeconds(10), () -> active(s, name) == 1, query::toString);
         }
         query.cancel();
         assertThatThrownBy(query::join).isInstanceOf(java.util.concurrent.CancellationException.class);

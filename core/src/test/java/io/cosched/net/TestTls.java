@@ -11,19 +11,19 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /** A self-signed certificate for localhost, made with the JDK's keytool, as server and client TLS contexts. */
-final class TestTls {
+public final class TestTls {
 
     private static final char[] PASSWORD = "changeit".toCharArray();
 
-    final SSLContext server;
-    final SSLContext client;
+    public final SSLContext server;
+    public final SSLContext client;
 
     private TestTls(SSLContext server, SSLContext client) {
         this.server = server;
         this.client = client;
     }
 
-    static TestTls create() throws Exception {
+    public static TestTls create() throws Exception {
         Path dir = Files.createTempDirectory("cosched-tls");
         Path store = dir.resolve("localhost.p12");
         Process keytool = new ProcessBuilder(List.of(

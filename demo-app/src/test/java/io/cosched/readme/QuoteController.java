@@ -13,13 +13,17 @@ import java.time.Duration;
 // ReadmeSnippetTest checks that the README shows exactly this class body.
 @RestController
 class QuoteController {
-    private final RestClient pricing = RestClient.create("http://127.0.0.1:9090");
+    private final RestClient pricing;
+
+    QuoteController(RestClient.Builder http) {             // Spring Boot's builder: calls go out on the loop
+        this.pricing = http.baseUrl("http://127.0.0.1:9090").build();
+    }
 
     @RunAsCoroutine                                        // io.cosched.spring.web.RunAsCoroutine
     @GetMapping("/quote/{sku}")
     String quote(@PathVariable String sku) throws InterruptedException {
-        String price = pricing.get().uri("/price/{sku}", sku).retrieve().body(String.class); // blocks
-        Coroutines.sleep(Duration.ofMillis(20));           // parks the coroutine, not the loop
+        String price = pricing.get().uri("/price/{sku}", sku).retrieve().body(String.class); // parks
+        Coroutines.sleep(Duration.ofMillis(20));           // io.cosched.Coroutines: parks, frees the loop
         return sku + "=" + price + " on " + Thread.currentThread(); // ...runnable@cosched-io-1
     }
 }

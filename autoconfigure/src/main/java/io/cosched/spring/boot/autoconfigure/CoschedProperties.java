@@ -28,6 +28,10 @@ public class CoschedProperties {
 
     private final Stall stall = new Stall();
 
+    private final Http http = new Http();
+
+    private final Jdbc jdbc = new Jdbc();
+
     public boolean isEnabled() {
         return enabled;
     }
@@ -58,6 +62,14 @@ public class CoschedProperties {
 
     public Stall getStall() {
         return stall;
+    }
+
+    public Http getHttp() {
+        return http;
+    }
+
+    public Jdbc getJdbc() {
+        return jdbc;
     }
 
     /** The PoolScheduler bean (sylar's N-M scheduler) for coroutines that need no event loop. */
@@ -241,6 +253,66 @@ public class CoschedProperties {
                 throw new IllegalArgumentException("threshold: " + threshold + " (expected: >= 0; 0 turns the watchdog off)");
             }
             this.threshold = threshold;
+        }
+    }
+
+    /** HTTP clients whose connections live on cosched's event loops. */
+    public static class Http {
+
+        private final Client client = new Client();
+
+        public Client getClient() {
+            return client;
+        }
+
+        /** RestClient and RestTemplate built from Spring Boot's builders. */
+        public static class Client {
+
+            /**
+             * Whether RestClient and RestTemplate built from Spring Boot's builders send their requests over
+             * connections on cosched's event loops: a call from a coroutine uses a connection of its own loop.
+             */
+            private boolean enabled = true;
+
+            /** How long an idle connection is kept for reuse before it is closed. */
+            private Duration idleTimeout = Duration.ofSeconds(30);
+
+            public boolean isEnabled() {
+                return enabled;
+            }
+
+            public void setEnabled(boolean enabled) {
+                this.enabled = enabled;
+            }
+
+            public Duration getIdleTimeout() {
+                return idleTimeout;
+            }
+
+            public void setIdleTimeout(Duration idleTimeout) {
+                if (idleTimeout == null || idleTimeout.isNegative() || idleTimeout.isZero()) {
+                    throw new IllegalArgumentException("idle-timeout: " + idleTimeout + " (expected: > 0)");
+                }
+                this.idleTimeout = idleTimeout;
+            }
+        }
+    }
+
+    /** JDBC connections on cosched's event loops. */
+    public static class Jdbc {
+
+        /**
+         * Whether a HikariCP DataSource for PostgreSQL gets its connections on cosched's event loops: one pool
+         * per loop behind the one DataSource, and a coroutine borrows from the pool of its own loop.
+         */
+        private boolean enabled = true;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
         }
     }
 

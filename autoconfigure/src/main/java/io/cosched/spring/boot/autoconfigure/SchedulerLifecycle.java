@@ -1,6 +1,7 @@
 package io.cosched.spring.boot.autoconfigure;
 
 import io.cosched.Scheduler;
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.context.SmartLifecycle;
 
 import java.time.Duration;
@@ -11,8 +12,12 @@ import java.util.List;
  * stops at {@code WebServerApplicationContext.START_STOP_LIFECYCLE_PHASE} ({@code DEFAULT_PHASE - 2048})
  * and drains gracefully one phase above; one phase below, in-flight requests finish on live loops
  * and only then do the loops stop.
+ *
+ * <p>A scheduler may run before the lifecycle starts: the first pooled database connection or HTTP
+ * call made while the context is still starting starts the IOManager. Should the context fail to
+ * start, {@link #destroy()} stops whatever runs, so no loop thread outlives it.
  */
-final class SchedulerLifecycle implements SmartLifecycle {
+final class SchedulerLifecycle implements SmartLifecycle, DisposableBean {
 
     static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 3072;
 
@@ -51,6 +56,12 @@ final class SchedulerLifecycle implements SmartLifecycle {
                 callback.run();
             }
         });
+    }
+
+    /** Stops schedulers still running when the context is destroyed without having stopped this lifecycle. */
+    @Override
+    public void destroy() {
+        stop();
     }
 
     @Override

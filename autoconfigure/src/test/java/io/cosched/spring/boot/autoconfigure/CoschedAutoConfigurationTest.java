@@ -64,6 +64,10 @@ class CoschedAutoConfigurationTest {
         assertThat(p.getWeb().getMode()).isEqualTo(CoschedProperties.WebMode.ANNOTATED);
         assertThat(p.getWeb().getRequestTimeout()).isNull();
         assertThat(p.getWeb().getMaxInFlight()).isNull();
+        assertThat(p.getHttp().getClient().isEnabled()).isTrue();
+        assertThat(p.getHttp().getClient().getIdleTimeout())
+                .isEqualTo(io.cosched.spring.http.client.LoopClientHttpRequestFactory.DEFAULT_IDLE_TIMEOUT);
+        assertThat(p.getJdbc().isEnabled()).isTrue();
     }
 
     @Test

@@ -54,6 +54,7 @@ public class WebTestApp {
         static final java.util.concurrent.locks.ReentrantLock lock = new java.util.concurrent.locks.ReentrantLock();
         static volatile int ioPort;
         static volatile String committedOn;
+        static volatile String downstreamUri;
 
         static void reset() {
             carriers.clear();
@@ -119,6 +120,21 @@ public class WebTestApp {
     /** Registered as a member class of this configuration. */
     @RestController
     static class Handlers {
+
+        private final org.springframework.web.client.RestClient downstream;
+
+        Handlers(org.springframework.web.client.RestClient.Builder builder) {
+            this.downstream = builder.build();
+        }
+
+        /** Calls the test's server at {@link Probe#downstreamUri} with the RestClient from Spring Boot's builder. */
+        @RunAsCoroutine
+        @GetMapping("/downstream")
+        String downstream() {
+            String carrier = Thread.currentThread().toString();
+            return downstream.get().uri(Probe.downstreamUri).retrieve().body(String.class) + " on "
+                    + carrier.substring(carrier.lastIndexOf('@') + 1);
+        }
 
         @RunAsCoroutine
         @GetMapping("/thread")

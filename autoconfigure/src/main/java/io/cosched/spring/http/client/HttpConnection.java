@@ -1,0 +1,79 @@
+package io.cosched.spring.http.client;
+
+import io.cosched.net.ChannelInbox;
+import io.netty.channel.Channel;
+
+import java.net.URI;
+import java.util.Locale;
+
+/**
+ * One HTTP/1.1 connection: a channel on one event loop, its inbox, and where it leads. Used by one
+ * exchange at a time; between exchanges it waits in its loop's {@link HttpConnectionPool}.
+ */
+final class HttpConnection {
+
+    /** Where a connection leads: connections are reused only for the same scheme, host and port. */
+    record Key(boolean tls, String host, int port) {
+
+        static Key of(URI uri) {
+            String scheme = uri.getScheme();
+            boolean tls = "https".equalsIgnoreCase(scheme);
+            if (!tls && !"http".equalsIgnoreCase(scheme)) {
+                throw new IllegalArgumentException("uri: " + uri + " (expected: an http or https URI)");
+            }
+            String host = uri.getHost();
+            if (host == null) {
+                throw new IllegalArgumentException("uri: " + uri + " (expected: a URI with a host)");
+            }
+            if (host.startsWith("[") && host.endsWith("]")) {
+                host = host.substring(1, host.length() - 1); // IPv6 literal
+            }
+            int port = uri.getPort() >= 0 ? uri.getPort() : tls ? 443 : 80;
+            return new Key(tls, host.toLowerCase(Locale.ROOT), port);
+        }
+
+        /** The Host header: the port only when it is not the scheme's default. */
+        String hostHeader() {
+            String h = host.indexOf(':') >= 0 ? "[" + host + "]" : host;
+            return port == (tls ? 443 : 80) ? h : h + ":" + port;
+        }
+
+        @Override
+        public String toString() {
+            return (tls ? "https://" : "http://") + hostHeader();
+        }
+    }
+
+    final Key key;
+    final int loop;
+    final Channel channel;
+    final ChannelInbox inbox;
+    /** Exchanges begun on this connection; above 1 it came from the pool and may have gone stale. */
+    int uses;
+    /** When it last went back to the pool, by {@link System#nanoTime()}; guarded by the pool. */
+    long idleSince;
+    /** Whether it waits in the pool (guarded by the pool); a connection in use is not the pool's to close. */
+    boolean pooled;
+
+    HttpConnection(Key key, int loop, Channel channel, ChannelInbox inbox) {
+        this.key = key;
+        this.loop = loop;
+        this.channel = channel;
+        this.inbox = inbox;
+    }
+
+    /** Whether it can carry another exchange: open, and nothing arrived that no request asked for. */
+    boolean isReusable() {
+        return channel.isActive() && !inbox.isEnded() && inbox.isEmpty();
+    }
+
+    void close() {
+        channel.close();
+        inbox.discard();
+    }
+
+    @Override
+    public String toString() {
+        return "HttpConnection[" + key + ", loop " + loop + ", " + channel + "]";
+    }
+}

@@ -1,0 +1,268 @@
+package io.cosched.spring.jdbc;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.HikariPoolMXBean;
+import com.zaxxer.hikari.metrics.MetricsTrackerFactory;
+import io.cosched.IOManager;
+import io.cosched.net.LoopSocketFactory;
+import org.jspecify.annotations.Nullable;
+
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * A HikariCP {@code DataSource} for PostgreSQL whose connections live on an IOManager's event loops:
+ * behind it one Hikari pool per loop, each opening its connections on its loop through
+ * {@link LoopSocketFactory}. {@link #getConnection()} hands a coroutine a connection of its own loop
+ * (coost's rule: connections never migrate), so the loop that reads the answer to a query is the
+ * thread that resumes the coroutine. Any other thread gets one of the least loaded loop; a loop
+ * thread itself, outside any coroutine, one of another loop, since it would wait for I/O only it
+ * can run.
+ *
+ * <p>It is a {@link HikariDataSource} made from the configuration of one (its getters report that
+ * configuration), so code and tools that expect Hikari keep working: the pool size is the total,
+ * split over the loops (each at least 1); metrics trackers set on it reach every pool, and each pool
+ * reports under its own name, {@code <pool name>-loop<i>}; {@link #getHikariPoolMXBean()} sums them.
+ * The pools start on first use, which also starts the IOManager if nobody has yet.
+ */
+public class LoopBoundDataSource extends HikariDataSource {
+
+    private final IOManager io;
+    private final String name;
+    private final HikariDataSource @Nullable [] pools; // null only during HikariConfig's constructor
+    private volatile boolean ioStarted;
+
+    /**
+     * @param template a PostgreSQL pool configuration with a {@code jdbcUrl}: what each loop's pool is made from
+     * @param io       the IOManager whose loops carry the connections
+     * @throws IllegalArgumentException if {@code template} is no {@code jdbc:postgresql:} URL configuration,
+     *         or already names a socket factory
+     */
+    public LoopBoundDataSource(HikariConfig template, IOManager io) {
+        String reason = unsupportedReason(template);
+        if (reason != null) {
+            throw new IllegalArgumentException("template: " + reason);
+        }
+        template.copyStateTo(this);
+        this.io = io;
+        int loops = io.stats().threads();
+        int total = template.getMaximumPoolSize();
+        String base = template.getPoolName() != null ? template.getPoolName() : "HikariPool";
+        this.name = base;
+        HikariDataSource[] pools = new HikariDataSource[loops];
+        for (int i = 0; i < loops; i++) {
+            HikariDataSource pool = new HikariDataSource();
+            template.copyStateTo(pool);
+            pool.setPoolName(base + "-loop" + i);
+            pool.setJdbcUrl(withSocketFactory(template.getJdbcUrl(), io.name() + "/" + i));
+            pool.setMaximumPoolSize(share(total, loops, i));
+            if (template.getMinimumIdle() >= 0) {
+                pool.setMinimumIdle(Math.min(share(template.getMinimumIdle(), loops, i), pool.getMaximumPoolSize()));
+            }
+            pools[i] = pool;
+        }
+        this.pools = pools;
+    }
+
+    /**
+     * Why {@code config} cannot be bound to the loops, or {@code null} when it can: a
+     * {@code jdbc:postgresql:} URL, no data source class or instance, no socket factory of its own.
+     */
+    public static @Nullable String unsupportedReason(HikariConfig config) {
+        String url = config.getJdbcUrl();
+        if (config.getDataSource() != null || config.getDataSourceClassName() != null) {
+            return "it is configured with a DataSource (class) instead of a JDBC URL";
+        }
+        if (url == null || !url.startsWith("jdbc:postgresql:")) {
+            return "its JDBC URL '" + url + "' is not a PostgreSQL one (jdbc:postgresql:...)";
+        }
+        if (url.toLowerCase(Locale.ROOT).contains("socketfactory=")
+                || config.getDataSourceProperties().containsKey("socketFactory")) {
+            return "it names a socket factory of its own";
+        }
+        return null;
+    }
+
+    /** The {@code i}-th of {@code n} parts of {@code total}, the first ones one larger; at least 1. */
+    static int share(int total, int n, int i) {
+        return Math.max(1, total / n + (i < total % n ? 1 : 0));
+    }
+
+    static String withSocketFactory(String url, String arg) {
+        return url + (url.indexOf('?') >= 0 ? "&" : "?") + "socketFactory=" + LoopSocketFactory.class.getName()
+                + "&socketFactoryArg=" + URLEncoder.encode(arg, StandardCharsets.UTF_8);
+    }
+
+    /** The pool of each loop, in loop order. */
+    public List<HikariDataSource> pools() {
+        return List.of(poolsOrNone());
+    }
+
+    /** A connection of the pool of the caller's loop ({@link IOManager#loopForCaller()}). */
+    @Override
+    public Connection getConnection() throws SQLException {
+        if (isClosed()) {
+            throw new SQLException("LoopBoundDataSource " + this + " has been closed.");
+        }
+        HikariDataSource pool = poolsOrNone()[loop()];
+        HikariPoolMXBean state = pool.getHikariPoolMXBean();
+        if (state != null && state.getThreadsAwaitingConnection() > 0 && Thread.currentThread().isVirtual()) {
+            // Coroutines take turns on one carrier. A coroutine that just gave a connection back has woken
+            // a waiter, which cannot run before this one parks: borrowing now would take the connection
+            // before the waiter can claim it, every time, and starve it. Let the woken waiters run first.
+            Thread.yield();
+        }
+        return pool.getConnection();
+    }
+
+    @Override
+    public Connection getConnection(String username, String password) throws SQLException {
+        throw new SQLFeatureNotSupportedException();
+    }
+
+    private int loop() throws SQLException {
+        try {
+            if (!ioStarted) {
+                io.start(); // a query made while the application context is still starting
+                ioStarted = true;
+            }
+            return io.loopForCaller();
+        } catch (IllegalStateException e) {
+            throw new SQLException(e.getMessage(), "08001", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (isClosed()) {
+            return;
+        }
+        super.close();
+        for (HikariDataSource pool : poolsOrNone()) {
+            pool.close();
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        for (HikariDataSource pool : poolsOrNone()) {
+            if (pool.isRunning()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Evicts {@code connection} through the pool of the caller's loop, which is the pool it came from
+     * when the code that borrowed it evicts it. From another loop, Hikari marks it evicted and its own
+     * pool closes it when it is returned.
+     */
+    @Override
+    public void evictConnection(Connection connection) {
+        HikariDataSource[] all = poolsOrNone();
+        int i;
+        try {
+            i = io.loopForCaller();
+        } catch (IllegalStateException e) {
+            i = 0;
+        }
+        all[i].evictConnection(connection);
+    }
+
+    @Override
+    public void setMetricsTrackerFactory(MetricsTrackerFactory metricsTrackerFactory) {
+        super.setMetricsTrackerFactory(metricsTrackerFactory);
+        for (HikariDataSource pool : poolsOrNone()) {
+            pool.setMetricsTrackerFactory(metricsTrackerFactory);
+        }
+    }
+
+    @Override
+    public void setMetricRegistry(Object metricRegistry) {
+        super.setMetricRegistry(metricRegistry);
+        for (HikariDataSource pool : poolsOrNone()) {
+            pool.setMetricRegistry(metricRegistry);
+        }
+    }
+
+    @Override
+    public void setHealthCheckRegistry(Object healthCheckRegistry) {
+        super.setHealthCheckRegistry(healthCheckRegistry);
+        for (HikariDataSource pool : poolsOrNone()) {
+            pool.setHealthCheckRegistry(healthCheckRegistry);
+        }
+    }
+
+    /** The pools; none while HikariConfig's constructor runs (it may call setters, from a configuration file). */
+    private HikariDataSource[] poolsOrNone() {
+        return pools == null ? new HikariDataSource[0] : pools;
+    }
+
+    /** The sum over the loops' pools (a pool not started yet counts as empty). */
+    @Override
+    public HikariPoolMXBean getHikariPoolMXBean() {
+        return new Totals();
+    }
+
+    private final class Totals implements HikariPoolMXBean {
+
+        private List<HikariPoolMXBean> started() {
+            List<HikariPoolMXBean> beans = new ArrayList<>();
+            for (HikariDataSource pool : poolsOrNone()) {
+                HikariPoolMXBean bean = pool.getHikariPoolMXBean();
+                if (bean != null) {
+                    beans.add(bean);
+                }
+            }
+            return beans;
+        }
+
+        @Override
+        public int getIdleConnections() {
+            return started().stream().mapToInt(HikariPoolMXBean::getIdleConnections).sum();
+        }
+
+        @Override
+        public int getActiveConnections() {
+            return started().stream().mapToInt(HikariPoolMXBean::getActiveConnections).sum();
+        }
+
+        @Override
+        public int getTotalConnections() {
+            return started().stream().mapToInt(HikariPoolMXBean::getTotalConnections).sum();
+        }
+
+        @Override
+        public int getThreadsAwaitingConnection() {
+            return started().stream().mapToInt(HikariPoolMXBean::getThreadsAwaitingConnection).sum();
+        }
+
+        @Override
+        public void softEvictConnections() {
+            started().forEach(HikariPoolMXBean::softEvictConnections);
+        }
+
+        @Override
+        public void suspendPool() {
+            started().forEach(HikariPoolMXBean::suspendPool);
+        }
+
+        @Override
+        public void resumePool() {
+            started().forEach(HikariPoolMXBean::resumePool);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "LoopBoundDataSource (" + name + ", " + poolsOrNone().length + " pools on " + io.name() + ")";
+    }
+}

@@ -1,0 +1,92 @@
+package io.cosched.spring.jdbc;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.cosched.IOManager;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** How the pools are made from one configuration; no database needed ({@code PostgresLoopBoundDataSourceTest} runs queries). */
+@Timeout(60)
+class LoopBoundDataSourceTest {
+
+    private IOManager io;
+
+    @BeforeEach
+    void start() {
+        io = IOManager.builder().name("ds-io").threads(3).build();
+    }
+
+    @AfterEach
+    void stop() {
+        io.stop(Duration.ofSeconds(5));
+    }
+
+    private static HikariConfig postgres(int max) {
+        HikariConfig c = new HikariConfig();
+        c.setJdbcUrl("jdbc:postgresql://127.0.0.1:1/app?ApplicationName=orders");
+        c.setUsername("u");
+        c.setPassword("p");
+        c.setPoolName("orders");
+        c.setMaximumPoolSize(max);
+        return c;
+    }
+
+    @Test
+    void onePoolPerLoopSharesTheConfiguredSizeAndOpensItsConnectionsOnItsLoop() {
+        HikariConfig template = postgres(10);
+        template.setMinimumIdle(4);
+        try (LoopBoundDataSource ds = new LoopBoundDataSource(template, io)) {
+            assertThat(ds).isInstanceOf(HikariDataSource.class);
+            assertThat(ds.getMaximumPoolSize()).isEqualTo(10); // it reports the configuration it was made from
+            assertThat(ds.pools()).extracting(HikariDataSource::getPoolName)
+                    .containsExactly("orders-loop0", "orders-loop1", "orders-loop2");
+            assertThat(ds.pools()).extracting(HikariDataSource::getMaximumPoolSize).containsExactly(4, 3, 3);
+            assertThat(ds.pools()).extracting(HikariDataSource::getMinimumIdle).containsExactly(2, 1, 1);
+            assertThat(ds.pools().get(2).getJdbcUrl()).isEqualTo("jdbc:postgresql://127.0.0.1:1/app?ApplicationName=orders"
+                    + "&socketFactory=io.cosched.net.LoopSocketFactory&socketFactoryArg=ds-io%2F2");
+            assertThat(ds.pools()).extracting(HikariDataSource::getUsername).containsOnly("u");
+            assertThat(ds.isRunning()).isFalse(); // pools start on first use
+            assertThat(ds.getHikariPoolMXBean().getTotalConnections()).isZero();
+        }
+    }
+
+    @Test
+    void everyLoopGetsAtLeastOneConnection() {
+        try (LoopBoundDataSource ds = new LoopBoundDataSource(postgres(2), io)) {
+            assertThat(ds.pools()).extracting(HikariDataSource::getMaximumPoolSize).containsExactly(1, 1, 1);
+        }
+    }
+
+    @Test
+    void onlyAPostgresUrlWithoutASocketFactoryOfItsOwnCanBeBound() {
+        HikariConfig h2 = new HikariConfig();
+        h2.setJdbcUrl("jdbc:h2:mem:x");
+        assertThat(LoopBoundDataSource.unsupportedReason(h2)).contains("is not a PostgreSQL one");
+        HikariConfig own = postgres(4);
+        own.setJdbcUrl(own.getJdbcUrl() + "&socketFactory=com.example.Mine");
+        assertThat(LoopBoundDataSource.unsupportedReason(own)).isEqualTo("it names a socket factory of its own");
+        HikariConfig byClass = new HikariConfig();
+        byClass.setDataSourceClassName("org.postgresql.ds.PGSimpleDataSource");
+        assertThat(LoopBoundDataSource.unsupportedReason(byClass)).contains("DataSource (class) instead of a JDBC URL");
+        assertThat(LoopBoundDataSource.unsupportedReason(postgres(4))).isNull();
+        assertThatThrownBy(() -> new LoopBoundDataSource(h2, io)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("template: its JDBC URL 'jdbc:h2:mem:x' is not a PostgreSQL one");
+    }
+
+    @Test
+    void aClosedDataSourceClosesEveryPoolAndRefusesConnections() {
+        LoopBoundDataSource ds = new LoopBoundDataSource(postgres(3), io);
+        ds.close();
+        assertThat(ds.isClosed()).isTrue();
+        assertThat(ds.pools()).allMatch(HikariDataSource::isClosed);
+        assertThatThrownBy(ds::getConnection).isInstanceOf(java.sql.SQLException.class).hasMessageContaining("has been closed");
+    }
+}
