@@ -199,4 +199,32 @@ class StatsTest {
             assertThat(io.carrierStats().get(0).remoteWakeups()).isEqualTo(1);
         }
     }
+
+    /**
+     * A JDK fact this design works around (docs/runtime.md, "Timed waits"): JDK 21-25 schedule the
+     * wake-up of a virtual thread's timed park on their own timer threads, whatever its scheduler.
+     * Should a JDK route it through the carrier one day, this test says so.
+     */
+    @Test
+    @Tag("carrier-only")
+    void aJdkTimedWaitIsWokenByAJdkTimerThreadAndCoroutinesSleepByTheLoop() throws Exception {
+        try (IOManager io = IOManager.builder().name("timed").threads(1).build()) {
+            io.start();
+            io.spawn(() -> {
+                for (int i = 0; i < 10; i++) {
+                    Thread.sleep(1);
+                }
+                return null;
+            }).join();
+            assertThat(io.stats().remoteWakeups()).isEqualTo(10);
+            io.spawn(() -> {
+                for (int i = 0; i < 10; i++) {
+                    Coroutines.sleep(Duration.ofMillis(1));
+                }
+                return null;
+            }).join();
+            assertThat(io.stats().localWakeups()).isEqualTo(10);
+            assertThat(io.stats().remoteWakeups()).isEqualTo(10);
+        }
+    }
 }

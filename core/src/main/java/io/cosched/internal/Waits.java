@@ -26,10 +26,10 @@ public final class Waits {
             return;
         }
         CoroutineImpl<?> co = CoroutineImpl.current();
+        Deadline limit = Deadline.after(nanos, co); // its timer is pending before the coroutine counts as sleeping
         if (co != null) {
             co.beginWait(true);
         }
-        Deadline limit = Deadline.after(nanos, co);
         try {
             while (!limit.passed()) {
                 if (Thread.interrupted()) {
