@@ -1,7 +1,8 @@
 package io.cosched.demo;
 
 import io.cosched.Coroutines;
-import org.springframework.http.client.SimpleClientHttpRequestFactory;
+import org.springframework.boot.http.client.ClientHttpRequestFactoryBuilder;
+import org.springframework.boot.http.client.HttpClientSettings;
 import org.springframework.stereotype.Service;
 import org.springframework.web.client.HttpServerErrorException;
 import org.springframework.web.client.ResourceAccessException;
@@ -12,8 +13,10 @@ import java.time.Duration;
 
 /**
  * The quote logic in blocking style: a blocking HTTP call with a per-call timeout, and a retry with
- * exponential back-off done by sleeping. Inside a coroutine, the socket read and the sleep park the
- * coroutine; the event loop runs other requests meanwhile.
+ * exponential back-off done by sleeping. Inside a coroutine, the call and the sleep park the
+ * coroutine; the event loop runs other requests meanwhile. The client is Spring Boot's (cosched's
+ * request factory, whose connections live on the calling coroutine's loop), with this service's own
+ * timeouts on top of the application's {@code spring.http.clients.*} settings.
  */
 @Service
 public class BlockingQuoteService {
@@ -22,12 +25,11 @@ public class BlockingQuoteService {
     private final PricingClient pricing;
     private final DemoProperties.Quote settings;
 
-    public BlockingQuoteService(RestClient.Builder builder, PricingClient pricing, DemoProperties properties) {
+    public BlockingQuoteService(RestClient.Builder builder, ClientHttpRequestFactoryBuilder<?> requests,
+            HttpClientSettings defaults, PricingClient pricing, DemoProperties properties) {
         this.settings = properties.getQuote();
-        SimpleClientHttpRequestFactory requests = new SimpleClientHttpRequestFactory(); // HttpURLConnection: plain blocking sockets
-        requests.setConnectTimeout(settings.getTimeout());
-        requests.setReadTimeout(settings.getTimeout());
-        this.http = builder.requestFactory(requests).build();
+        Duration timeout = settings.getTimeout();
+        this.http = builder.requestFactory(requests.build(defaults.withTimeouts(timeout, timeout))).build();
         this.pricing = pricing;
     }
 
@@ -41,7 +43,7 @@ public class BlockingQuoteService {
             } catch (ResourceAccessException | HttpServerErrorException e) {
                 last = e;
                 if (attempt < settings.getAttempts()) {
-                    Coroutines.sleep(backoff); // parks the coroutine on the loop's timer wheel
+                    Coroutines.sleep(backoff); // parks the coroutine on the loop's timer wheel (Thread.sleep: a JDK timer thread)
                     backoff = backoff.multipliedBy(2);
                 }
             }

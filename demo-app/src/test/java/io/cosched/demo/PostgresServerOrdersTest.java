@@ -1,10 +1,17 @@
 package io.cosched.demo;
 
+import io.cosched.spring.jdbc.LoopBoundDataSource;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.test.context.ActiveProfiles;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+
+import javax.sql.DataSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The orders API on a real PostgreSQL server, found through {@code COSCHED_TEST_POSTGRES_URL}
@@ -17,6 +24,25 @@ import org.springframework.test.context.DynamicPropertySource;
 @EnabledIfEnvironmentVariable(named = "COSCHED_TEST_POSTGRES_URL", matches = ".+",
         disabledReason = "no PostgreSQL server: set COSCHED_TEST_POSTGRES_URL (bash .ci/run starts one)")
 class PostgresServerOrdersTest extends OrdersContract {
+
+    @Autowired
+    DataSource dataSource;
+
+    @Test
+    void theOrdersQueriesRunOnConnectionsOfTheHandlersOwnLoops() throws Exception {
+        assertThat(dataSource).isInstanceOf(LoopBoundDataSource.class);
+        assertThat(((LoopBoundDataSource) dataSource).pools()).hasSize(io.stats().threads());
+        for (int i = 0; i < 5; i++) {
+            api.get("/api/orders"); // the pools start and open their connections
+        }
+        long remote = io.stats().remoteWakeups();
+        long local = io.stats().localWakeups();
+        for (int i = 0; i < 10; i++) {
+            assertThat(api.get("/api/orders").statusCode()).isEqualTo(200);
+        }
+        assertThat(io.stats().localWakeups() - local).isGreaterThanOrEqualTo(10);
+        assertThat(io.stats().remoteWakeups() - remote).isZero();
+    }
 
     @DynamicPropertySource
     static void postgres(DynamicPropertyRegistry registry) {

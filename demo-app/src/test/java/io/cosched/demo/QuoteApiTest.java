@@ -4,6 +4,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import io.cosched.IOManager;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import tools.jackson.databind.JsonNode;
@@ -22,6 +24,9 @@ class QuoteApiTest {
 
     @LocalServerPort
     int port;
+
+    @Autowired
+    IOManager io;
 
     Api api;
 
@@ -48,6 +53,18 @@ class QuoteApiTest {
         assertThat(q.get("style").asString()).isEqualTo("blocking");
         assertThat(q.get("servedBy").asString()).startsWith("VirtualThread[").contains("@cosched-io-");
         assertThat(q.get("priceCents").asLong()).isPositive();
+    }
+
+    @Test
+    void theBlockingQuotesPricingCallsAreResumedByTheirOwnLoops() throws Exception {
+        Api.json(api.get("/api/quote/sku-warm")); // the client's first connections
+        long remote = io.stats().remoteWakeups();
+        long local = io.stats().localWakeups();
+        for (int i = 0; i < 10; i++) {
+            assertThat(Api.json(api.get("/api/quote/sku-" + i)).get("attempts").asInt()).isEqualTo(1);
+        }
+        assertThat(io.stats().localWakeups() - local).isGreaterThanOrEqualTo(10);
+        assertThat(io.stats().remoteWakeups() - remote).isZero();
     }
 
     @Test

@@ -150,6 +150,9 @@ class MonitoringWebTest {
         try {
             assertThat(WebTestApp.Probe.holding.await(10, TimeUnit.SECONDS)).isTrue();
             assertThat(app.http().get("/thread").statusCode()).isEqualTo(503);
+            // both handlers counted down before they park: wait until they have
+            Await.until(() -> json("/actuator/cosched").get("schedulers").get("test-io").get("waiting").asLong() == 2,
+                    () -> "not both parked yet");
             JsonNode all = json("/actuator/cosched");
             JsonNode web = all.get("web");
             assertThat(web.get("inFlight").asInt()).isEqualTo(2);
