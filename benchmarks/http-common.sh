@@ -5,7 +5,12 @@
 #   bench_build              builds both servers and the tools jar
 #   bench_variants           "name|jar|extra JVM flags|application arguments", in run order
 #   bench_spec NAME          prints variant NAME's line of bench_variants; fails, listing the names, if unknown
-#   bench_start NAME LOG     starts variant NAME on port 18080, its pid in $server; fails if it does not answer
+#   bench_start NAME LOG [ARGS]  starts variant NAME on port 18080 (ARGS: more application arguments),
+#                            its pid in $server; fails if it does not answer
+#   bench_need_postgres      starts PostgreSQL on loopback (Debian package) unless COSCHED_TEST_POSTGRES_URL
+#                            is set, creates the benchmark's table there, and fills bench_pg_args: the
+#                            arguments that point a server at it
+#   bench_ctxt PID           context switches of process PID so far, voluntary and not, over all its threads
 #   on_server / on_load      the taskset prefixes: server on core 0, wrk and the stub on core 1
 
 bench_loops=1   # the server has one core; every variant gets as many event loops (Reactor Netty's default would be 4)
@@ -15,6 +20,7 @@ bench_tools=benchmarks/target/benchmarks.jar
 bench_common_jvm=(-Xms1g -Xmx1g -XX:+UseG1GC --enable-native-access=ALL-UNNAMED "-Dreactor.netty.ioWorkerCount=$bench_loops")
 bench_variants=(
   "cosched|webflux|--add-opens java.base/java.lang=ALL-UNNAMED|--bench.variant=cosched --cosched.io.threads=$bench_loops"
+  "cosched-2loops|webflux|--add-opens java.base/java.lang=ALL-UNNAMED|--bench.variant=cosched --cosched.io.threads=2"
   "cosched-fallback|webflux||--bench.variant=cosched --cosched.io.threads=$bench_loops"
   "reactive|webflux||--bench.variant=reactive --cosched.enabled=false"
   "elastic|webflux||--bench.variant=elastic --cosched.enabled=false"
@@ -51,14 +57,35 @@ bench_spec() {
 }
 
 bench_start() {
-  local spec name jar jvm args app
+  local spec name jar jvm args app log=$2
   spec=$(bench_spec "$1") || return 1
+  shift 2
   IFS='|' read -r name jar jvm args <<< "$spec"
   if [ "$jar" = mvc ]; then app=$bench_mvc_app; else app=$bench_webflux_app; fi
   # shellcheck disable=SC2086
   "${on_server[@]}" "$JAVA" "${bench_common_jvm[@]}" $jvm -jar "$app" --server.port=18080 \
-    --bench.downstream-url=http://127.0.0.1:18099/ $args > "$2" 2>&1 &
+    --bench.downstream-url=http://127.0.0.1:18099/ $args "$@" > "$log" 2>&1 &
   server=$!
   for _ in $(seq 1 120); do curl -sf localhost:18080/hello >/dev/null && break; sleep 0.5; done
-  if ! kill -0 "$server" 2>/dev/null; then echo "bench: $1 did not start, see $2" >&2; return 1; fi
+  if ! kill -0 "$server" 2>/dev/null; then echo "bench: $name did not start, see $log" >&2; return 1; fi
+}
+
+bench_need_postgres() {
+  if [ -z "${COSCHED_TEST_POSTGRES_URL-}" ]; then
+    . .ci/postgres.sh
+    ci_start_postgres || { echo "bench: no PostgreSQL (see above)" >&2; return 1; }
+  fi
+  local user=${COSCHED_TEST_POSTGRES_USER:-cosched} password=${COSCHED_TEST_POSTGRES_PASSWORD:-cosched}
+  local hostport=${COSCHED_TEST_POSTGRES_URL#jdbc:postgresql://}; hostport=${hostport%%/*}
+  local db=${COSCHED_TEST_POSTGRES_URL##*/}; db=${db%%\?*}
+  PGPASSWORD=$password psql -q -v ON_ERROR_STOP=1 -h "${hostport%:*}" -p "${hostport##*:}" -U "$user" -d "$db" \
+    -f benchmarks/postgres-items.sql > /dev/null \
+    || { echo "bench: could not create the benchmark's table in $COSCHED_TEST_POSTGRES_URL" >&2; return 1; }
+  # the table exists once for every server: none re-creates it at start
+  bench_pg_args=("--spring.datasource.url=$COSCHED_TEST_POSTGRES_URL" "--spring.datasource.username=$user"
+    "--spring.datasource.password=$password" "--spring.sql.init.mode=never")
+}
+
+bench_ctxt() {
+  cat /proc/"$1"/task/*/status 2>/dev/null | awk '/^(voluntary|nonvoluntary)_ctxt_switches/ {n += $2} END {print n + 0}'
 }

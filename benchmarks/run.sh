@@ -1,17 +1,26 @@
 #!/usr/bin/env bash
 # The HTTP benchmark: cosched against the stacks users would pick instead, side by side in one run.
 #
-#   benchmarks/run.sh            full: 3 rounds, 20 s warm-up + 15 s measured per scenario (~45 min)
-#   benchmarks/run.sh --quick    2 rounds, 6 s warm-up + 5 s measured (~10 min), for a rough look
+#   benchmarks/run.sh            full: 3 rounds, per scenario 15 s warm-up (30 s for the first after a
+#                                start) + 15 s measured (about 75 min)
+#   benchmarks/run.sh --quick    1 round, 5 s (10 s) + 5 s (about 12 min), for a rough look
+#   BENCH_VARIANTS="cosched reactive" BENCH_SCENARIOS="postgres" benchmarks/run.sh   a subset
 #
-# Variants (same endpoints /hello, /downstream, /jdbc): cosched (carrier mode), cosched without the
-# add-opens flag (fallback), pure reactive WebFlux, WebFlux + boundedElastic, WebFlux + Spring's
-# virtual threads, Spring MVC on Tomcat + virtual threads.
+# Variants (same endpoints): cosched (carrier mode, one loop), cosched on two loops, cosched without
+# the add-opens flag (fallback), pure reactive WebFlux (WebClient, R2DBC), WebFlux + boundedElastic,
+# WebFlux + Spring's virtual threads, Spring MVC on Tomcat + virtual threads. Every blocking variant
+# calls the downstream stub with the RestClient from Spring Boot's builder (whatever request factory
+# its stack gives it) and, in the downstream-jdk scenario, with the JDK's HTTP client; it reads the
+# database with JdbcClient on Spring Boot's HikariCP DataSource: H2 in memory, or a real PostgreSQL on
+# loopback (started by this script from Debian's packages) for the postgres scenario.
 #
-# Each variant is its own JVM with the same flags and heap, started fresh every round; variants
-# are interleaved (A B C ... A B C ...) and medians reported, because this machine is noisy. The
-# server runs on core 0, wrk and the downstream stub on core 1 (taskset), so they do not take the
-# server's CPU. Results: benchmarks/results/http-<timestamp>/ (runs.csv, summary.md, *.png).
+# Each variant is its own JVM with the same flags and heap, started fresh every round (once per
+# database); variants are interleaved (A B C ... A B C ...) and medians reported, because this
+# machine is noisy. The server runs on core 0, wrk, the stub and PostgreSQL's clients on core 1
+# (taskset), so they do not take the server's CPU. Besides req/s and latency, every run records the
+# server JVM's context switches per request (summed over /proc/<pid>/task/*/status around the
+# measured window): whether a request's wake-ups stayed on its thread. Results:
+# benchmarks/results/http-<timestamp>/ (runs.csv, summary.md, *.png).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . .mvn/jdk.sh
@@ -19,13 +28,45 @@ JAVA="$JAVA_HOME/bin/java"
 
 quick=false
 if [ "${1-}" = "--quick" ]; then quick=true; shift; fi
-if $quick; then rounds=2; warm=6; measure=5; else rounds=3; warm=20; measure=15; fi
+if $quick; then rounds=1; warm=5; measure=5; else rounds=3; warm=15; measure=15; fi
 # for trying the harness itself: BENCH_ROUNDS, BENCH_WARM, BENCH_MEASURE (seconds) override the above
 rounds=${BENCH_ROUNDS:-$rounds}; warm=${BENCH_WARM:-$warm}; measure=${BENCH_MEASURE:-$measure}
+first_warm=$((warm * 2)) # a JVM just started is still compiling: the first scenario after a start warms longer
 
 . benchmarks/http-common.sh
 bench_need_wrk
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+
+# name | path | connections | database
+scenarios=(
+  "hello|/hello|100|h2"
+  "downstream-200|/downstream|200|h2"
+  "downstream-2000|/downstream|2000|h2"
+  "downstream-jdk-200|/downstream-jdk|200|h2"
+  "jdbc|/jdbc?id=7|100|h2"
+  "postgres|/jdbc?id=7|100|pg"
+)
+
+# Whether variant $1 runs scenario $2: the reactive stack has neither a JDK-client endpoint nor an H2
+# driver; the two-loop cosched checks the context switches where the I/O matters.
+bench_runs() {
+  case "$1:$2" in
+    reactive:jdbc | reactive:downstream-jdk-200) return 1 ;;
+    cosched-2loops:downstream-200 | cosched-2loops:postgres) ;;
+    cosched-2loops:*) return 1 ;;
+  esac
+  [ -z "${BENCH_SCENARIOS-}" ] || [[ " $BENCH_SCENARIOS " == *" $2 "* ]]
+}
+
+variants=()
+for v in "${bench_variants[@]}"; do
+  name=${v%%|*}
+  if [ -z "${BENCH_VARIANTS-}" ] || [[ " $BENCH_VARIANTS " == *" $name "* ]]; then variants+=("$name"); fi
+done
+[ ${#variants[@]} -gt 0 ] || { echo "bench: BENCH_VARIANTS names no variant" >&2; exit 1; }
+needs_pg=false
+for v in "${variants[@]}"; do bench_runs "$v" postgres && needs_pg=true; done
+if $needs_pg; then bench_need_postgres; fi
 
 bench_build
 out="benchmarks/results/http-$(date +%Y%m%d-%H%M%S)"
@@ -37,18 +78,11 @@ mkdir -p "$out"
   echo "cpu: $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)"
   echo "jdk: $("$JAVA" -version 2>&1 | head -n 1)"
   echo "wrk: $(wrk -v 2>&1 | head -n 1)"
-  echo "command: benchmarks/run.sh $*$($quick && echo --quick)"
-  echo "pinning: server on core $server_core, wrk and downstream stub on core $load_core; $bench_loops event loop(s) per server"
-  echo "timing: $rounds rounds; per scenario ${warm}s warm-up then ${measure}s measured"
+  $needs_pg && echo "postgresql: $(psql --version 2>/dev/null | head -n 1), $COSCHED_TEST_POSTGRES_URL"
+  echo "command: benchmarks/run.sh $*$($quick && echo --quick)${BENCH_VARIANTS:+ BENCH_VARIANTS=$BENCH_VARIANTS}${BENCH_SCENARIOS:+ BENCH_SCENARIOS=$BENCH_SCENARIOS}"
+  echo "pinning: server on core $server_core, wrk and downstream stub on core $load_core; $bench_loops event loop(s) per server unless the variant says otherwise"
+  echo "timing: $rounds rounds; per scenario ${warm}s warm-up (${first_warm}s for the first after a start) then ${measure}s measured"
 } | tee "$out/machine.txt"
-
-# name | path | connections
-scenarios=(
-  "hello|/hello|100"
-  "downstream-200|/downstream|200"
-  "downstream-2000|/downstream|2000"
-  "jdbc|/jdbc?id=7|100"
-)
 
 if curl -s -o /dev/null localhost:18080/ || curl -s -o /dev/null localhost:18099/; then
   echo "bench: port 18080 or 18099 is taken; stop what listens there first" >&2; exit 1
@@ -57,7 +91,7 @@ fi
 stub=$!
 trap 'kill $stub 2>/dev/null; [ -n "${server-}" ] && kill $server 2>/dev/null; true' EXIT
 
-echo "round,variant,scenario,connections,rps,p50_ms,p90_ms,p99_ms,errors,cpu_s,rss_peak_mb" > "$out/runs.csv"
+echo "round,variant,scenario,connections,rps,p50_ms,p90_ms,p99_ms,errors,cpu_s,rss_peak_mb,requests,cs_per_req" > "$out/runs.csv"
 clk=$(getconf CLK_TCK)
 cpu_of() { awk -v t="$clk" '{printf "%.2f", ($14 + $15) / t}' "/proc/$1/stat"; }
 ms() { # wrk latency like 1.23ms / 456.00us / 2.10s -> milliseconds
@@ -66,30 +100,41 @@ ms() { # wrk latency like 1.23ms / 456.00us / 2.10s -> milliseconds
 }
 
 for round in $(seq 1 "$rounds"); do
-  for v in "${bench_variants[@]}"; do
-    name=${v%%|*}
-    bench_start "$name" "$out/server-$name-$round.log"
-    echo "round $round, $name: $(curl -s localhost:18080/thread)"
-    for s in "${scenarios[@]}"; do
-      IFS='|' read -r scenario path conns <<< "$s"
-      if [ "$name" = reactive ] && [ "$scenario" = jdbc ]; then continue; fi   # no reactive JDBC driver here
-      url="http://127.0.0.1:18080$path"
-      "${on_load[@]}" wrk -t1 -c"$conns" -d"${warm}s" --timeout 10s "$url" > /dev/null 2>&1 || true
-      cpu0=$(cpu_of "$server")
-      res=$("${on_load[@]}" wrk -t1 -c"$conns" -d"${measure}s" --timeout 10s --latency "$url" 2>&1 || true)
-      cpu1=$(cpu_of "$server")
-      rps=$(awk '/Requests\/sec/ {print $2}' <<< "$res")
-      p50=$(ms "$(awk '$1 == "50%" {print $2}' <<< "$res")")
-      p90=$(ms "$(awk '$1 == "90%" {print $2}' <<< "$res")")
-      p99=$(ms "$(awk '$1 == "99%" {print $2}' <<< "$res")")
-      errors=$(awk '/Non-2xx/ {n += $NF} /Socket errors/ {gsub(",", ""); n += $4 + $6 + $8 + $10} END {print n + 0}' <<< "$res")
-      rss=$(awk '/VmHWM/ {printf "%.0f", $2 / 1024}' "/proc/$server/status")
-      cpu=$(awk -v a="$cpu0" -v b="$cpu1" 'BEGIN {printf "%.2f", b - a}')
-      echo "$round,$name,$scenario,$conns,$rps,$p50,$p90,$p99,$errors,$cpu,$rss" | tee -a "$out/runs.csv"
-      echo "$res" > "$out/wrk-$name-$scenario-$round.txt"
+  for name in "${variants[@]}"; do
+    for db in h2 pg; do
+      mine=()
+      for s in "${scenarios[@]}"; do
+        IFS='|' read -r scenario _ _ sdb <<< "$s"
+        if [ "$sdb" = "$db" ] && bench_runs "$name" "$scenario"; then mine+=("$s"); fi
+      done
+      [ ${#mine[@]} -gt 0 ] || continue
+      if [ "$db" = pg ]; then db_args=("${bench_pg_args[@]}"); else db_args=(); fi
+      bench_start "$name" "$out/server-$name-$db-$round.log" "${db_args[@]}"
+      echo "round $round, $name on $db: $(curl -s localhost:18080/thread)"
+      first=true
+      for s in "${mine[@]}"; do
+        IFS='|' read -r scenario path conns _ <<< "$s"
+        url="http://127.0.0.1:18080$path"
+        if $first; then w=$first_warm; first=false; else w=$warm; fi
+        "${on_load[@]}" wrk -t1 -c"$conns" -d"${w}s" --timeout 10s "$url" > /dev/null 2>&1 || true
+        cpu0=$(cpu_of "$server"); cs0=$(bench_ctxt "$server")
+        res=$("${on_load[@]}" wrk -t1 -c"$conns" -d"${measure}s" --timeout 10s --latency "$url" 2>&1 || true)
+        cpu1=$(cpu_of "$server"); cs1=$(bench_ctxt "$server")
+        rps=$(awk '/Requests\/sec/ {print $2}' <<< "$res")
+        requests=$(awk '/requests in/ {print $1}' <<< "$res")
+        p50=$(ms "$(awk '$1 == "50%" {print $2}' <<< "$res")")
+        p90=$(ms "$(awk '$1 == "90%" {print $2}' <<< "$res")")
+        p99=$(ms "$(awk '$1 == "99%" {print $2}' <<< "$res")")
+        errors=$(awk '/Non-2xx/ {n += $NF} /Socket errors/ {gsub(",", ""); n += $4 + $6 + $8 + $10} END {print n + 0}' <<< "$res")
+        rss=$(awk '/VmHWM/ {printf "%.0f", $2 / 1024}' "/proc/$server/status")
+        cpu=$(awk -v a="$cpu0" -v b="$cpu1" 'BEGIN {printf "%.2f", b - a}')
+        cs=$(awk -v a="$cs0" -v b="$cs1" -v n="${requests:-0}" 'BEGIN {if (n > 0) printf "%.3f", (b - a) / n}')
+        echo "$round,$name,$scenario,$conns,$rps,$p50,$p90,$p99,$errors,$cpu,$rss,$requests,$cs" | tee -a "$out/runs.csv"
+        echo "$res" > "$out/wrk-$name-$scenario-$round.txt"
+      done
+      kill "$server"; wait "$server" 2>/dev/null || true
+      server=
     done
-    kill "$server"; wait "$server" 2>/dev/null || true
-    server=
   done
 done
 

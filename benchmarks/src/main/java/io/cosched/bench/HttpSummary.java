@@ -18,7 +18,7 @@ import java.util.Set;
 
 /**
  * Turns {@code runs.csv} of {@code benchmarks/run.sh} into markdown tables of medians with ratios
- * against cosched, and bar charts (throughput, p99) as PNG next to it.
+ * against cosched, and bar charts (throughput, p99, context switches per request) as PNG next to it.
  *
  * <pre>HttpSummary &lt;results-dir&gt; [image-dir]</pre>
  */
@@ -30,7 +30,7 @@ public final class HttpSummary {
     }
 
     record Run(int round, String variant, String scenario, int connections, double rps, double p50, double p90,
-               double p99, long errors, double cpu, double rss) {
+               double p99, long errors, double cpu, double rss, double csPerRequest) {
     }
 
     public static void main(String[] args) throws IOException {
@@ -43,8 +43,9 @@ public final class HttpSummary {
             if (f.length < 11 || f[4].isEmpty()) {
                 continue; // a run wrk could not finish
             }
+            double cs = f.length > 12 ? num(f[12]) : Double.NaN; // runs recorded before the column existed have none
             runs.add(new Run(Integer.parseInt(f[0]), f[1], f[2], Integer.parseInt(f[3]), num(f[4]), num(f[5]), num(f[6]),
-                    num(f[7]), (long) num(f[8]), num(f[9]), num(f[10])));
+                    num(f[7]), (long) num(f[8]), num(f[9]), num(f[10]), cs));
         }
         Set<String> scenarios = new LinkedHashSet<>();
         Set<String> variants = new LinkedHashSet<>();
@@ -57,20 +58,21 @@ public final class HttpSummary {
             cells.computeIfAbsent(r.scenario(), k -> new LinkedHashMap<>()).computeIfAbsent(r.variant(), k -> new ArrayList<>()).add(r);
         }
         StringBuilder md = new StringBuilder();
-        md.append("Medians over rounds; \"cosched ×\" is cosched's median req/s divided by the variant's (above 1: cosched is faster).\n");
+        md.append("Medians over rounds; \"cosched ×\" is cosched's median req/s divided by the variant's (above 1: cosched is faster); "
+                + "\"switches/req\" is the server JVM's context switches (voluntary and not, all threads) per request.\n");
         for (String scenario : scenarios) {
             Map<String, List<Run>> byVariant = cells.get(scenario);
             double base = byVariant.containsKey(BASELINE) ? median(byVariant.get(BASELINE), Run::rps) : Double.NaN;
             md.append("\n### ").append(scenario).append(" (").append(byVariant.values().iterator().next().get(0).connections())
                     .append(" connections)\n\n")
-                    .append("| variant | req/s (median) | rounds | cosched × | p50 ms | p90 ms | p99 ms | errors | server CPU s | peak RSS MB |\n")
-                    .append("|---|---|---|---|---|---|---|---|---|---|\n");
+                    .append("| variant | req/s (median) | rounds | cosched × | switches/req | p50 ms | p90 ms | p99 ms | errors | server CPU s | peak RSS MB |\n")
+                    .append("|---|---|---|---|---|---|---|---|---|---|---|\n");
             for (Map.Entry<String, List<Run>> e : byVariant.entrySet()) {
                 List<Run> rs = e.getValue();
                 double rps = median(rs, Run::rps);
-                md.append(String.format(Locale.ROOT, "| %s | %,.0f | %s | %s | %.2f | %.2f | %.2f | %d | %.1f | %.0f |%n",
+                md.append(String.format(Locale.ROOT, "| %s | %,.0f | %s | %s | %.2f | %.2f | %.2f | %.2f | %d | %.1f | %.0f |%n",
                         e.getKey(), rps, rounds(rs), e.getKey().equals(BASELINE) ? "1.00" : String.format(Locale.ROOT, "%.2f", base / rps),
-                        median(rs, Run::p50), median(rs, Run::p90), median(rs, Run::p99),
+                        median(rs, Run::csPerRequest), median(rs, Run::p50), median(rs, Run::p90), median(rs, Run::p99),
                         rs.stream().mapToLong(Run::errors).sum(), median(rs, Run::cpu), median(rs, Run::rss)));
             }
         }
@@ -78,6 +80,8 @@ public final class HttpSummary {
         Files.createDirectories(images);
         chart(cells, scenarios, variants, "median requests/s (higher is better)", Run::rps, images.resolve("http-throughput"));
         chart(cells, scenarios, variants, "median p99 latency, ms (lower is better)", Run::p99, images.resolve("http-p99"));
+        chart(cells, scenarios, variants, "server context switches per request (lower is better)", Run::csPerRequest,
+                images.resolve("http-context-switches"));
     }
 
     private static void chart(Map<String, Map<String, List<Run>>> cells, Set<String> scenarios, Set<String> variants,
@@ -91,7 +95,8 @@ public final class HttpSummary {
             List<Double> ys = new ArrayList<>();
             for (String s : xs) {
                 List<Run> rs = cells.get(s).get(v);
-                ys.add(rs == null ? 0.0 : median(rs, metric));
+                double m = rs == null ? Double.NaN : median(rs, metric);
+                ys.add(Double.isNaN(m) ? 0.0 : m);
             }
             chart.addSeries(v, xs, ys);
         }
@@ -103,7 +108,7 @@ public final class HttpSummary {
     }
 
     private static double median(List<Run> rs, java.util.function.ToDoubleFunction<Run> metric) {
-        double[] v = rs.stream().mapToDouble(metric).sorted().toArray();
+        double[] v = rs.stream().mapToDouble(metric).filter(d -> !Double.isNaN(d)).sorted().toArray();
         if (v.length == 0) {
             return Double.NaN;
         }

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
 import com.zaxxer.hikari.metrics.MetricsTrackerFactory;
+import com.zaxxer.hikari.pool.HikariPool;
 import io.cosched.IOManager;
 import io.cosched.net.LoopSocketFactory;
 import org.jspecify.annotations.Nullable;
@@ -13,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -24,7 +26,8 @@ import java.util.Locale;
  * (coost's rule: connections never migrate), so the loop that reads the answer to a query is the
  * thread that resumes the coroutine. Any other thread gets one of the least loaded loop; a loop
  * thread itself, outside any coroutine, one of another loop, since it would wait for I/O only it
- * can run.
+ * can run. While a pool's connections are all out, borrowers wait in line for one, and the coroutine
+ * that gives one back hands it to the first in line ({@link LoopGate}).
  *
  * <p>It is a {@link HikariDataSource} made from the configuration of one (its getters report that
  * configuration), so code and tools that expect Hikari keep working: the pool size is the total,
@@ -37,6 +40,7 @@ public class LoopBoundDataSource extends HikariDataSource {
     private final IOManager io;
     private final String name;
     private final HikariDataSource @Nullable [] pools; // null only during HikariConfig's constructor
+    private final LoopGate[] gates;
     private volatile boolean ioStarted;
 
     /**
@@ -57,6 +61,7 @@ public class LoopBoundDataSource extends HikariDataSource {
         String base = template.getPoolName() != null ? template.getPoolName() : "HikariPool";
         this.name = base;
         HikariDataSource[] pools = new HikariDataSource[loops];
+        this.gates = new LoopGate[loops];
         for (int i = 0; i < loops; i++) {
             HikariDataSource pool = new HikariDataSource();
             template.copyStateTo(pool);
@@ -66,9 +71,16 @@ public class LoopBoundDataSource extends HikariDataSource {
             if (template.getMinimumIdle() >= 0) {
                 pool.setMinimumIdle(Math.min(share(template.getMinimumIdle(), loops, i), pool.getMaximumPoolSize()));
             }
+            gates[i] = new LoopGate(pool.getMaximumPoolSize(), () -> describe(pool));
             pools[i] = pool;
         }
         this.pools = pools;
+    }
+
+    private static String describe(HikariDataSource pool) {
+        HikariPoolMXBean p = pool.getHikariPoolMXBean();
+        return pool.getPoolName() + " (" + (p == null ? "not started" : "total=" + p.getTotalConnections() + ", active="
+                + p.getActiveConnections() + ", idle=" + p.getIdleConnections()) + ")";
     }
 
     /**
@@ -105,21 +117,34 @@ public class LoopBoundDataSource extends HikariDataSource {
         return List.of(poolsOrNone());
     }
 
-    /** A connection of the pool of the caller's loop ({@link IOManager#loopForCaller()}). */
+    /**
+     * A connection of the pool of the caller's loop ({@link IOManager#loopForCaller()}). While all of
+     * its connections are out, the caller waits in line for one (up to the connection timeout), and
+     * the coroutine that gives one back hands it over.
+     */
     @Override
     public Connection getConnection() throws SQLException {
         if (isClosed()) {
             throw new SQLException("LoopBoundDataSource " + this + " has been closed.");
         }
-        HikariDataSource pool = poolsOrNone()[loop()];
-        HikariPoolMXBean state = pool.getHikariPoolMXBean();
-        if (state != null && state.getThreadsAwaitingConnection() > 0 && Thread.currentThread().isVirtual()) {
-            // Coroutines take turns on one carrier. A coroutine that just gave a connection back has woken
-            // a waiter, which cannot run before this one parks: borrowing now would take the connection
-            // before the waiter can claim it, every time, and starve it. Let the woken waiters run first.
-            Thread.yield();
+        int i = loop();
+        HikariDataSource pool = poolsOrNone()[i];
+        long started = System.nanoTime();
+        Duration timeout = Duration.ofMillis(pool.getConnectionTimeout());
+        gates[i].enter(timeout);
+        try {
+            Connection c;
+            if (pool.getHikariPoolMXBean() instanceof HikariPool running) {
+                long left = timeout.toMillis() - Duration.ofNanos(System.nanoTime() - started).toMillis();
+                c = running.getConnection(Math.max(1, left)); // what the wait in line left of the timeout
+            } else {
+                c = pool.getConnection(); // starts the pool
+            }
+            return GatedConnection.of(c, gates[i]);
+        } catch (SQLException | RuntimeException e) {
+            gates[i].exit(); // no connection came of this turn
+            throw e;
         }
-        return pool.getConnection();
     }
 
     @Override
@@ -174,9 +199,10 @@ public class LoopBoundDataSource extends HikariDataSource {
         } catch (IllegalStateException e) {
             i = 0;
         }
-        all[i].evictConnection(connection);
+        all[i].evictConnection(GatedConnection.unwrap(connection));
     }
 
+    /** The loops' pools report to {@code metricsTrackerFactory}, each under its own name. */
     @Override
     public void setMetricsTrackerFactory(MetricsTrackerFactory metricsTrackerFactory) {
         super.setMetricsTrackerFactory(metricsTrackerFactory);
@@ -185,6 +211,7 @@ public class LoopBoundDataSource extends HikariDataSource {
         }
     }
 
+    /** The loops' pools report to {@code metricRegistry}, each under its own name. */
     @Override
     public void setMetricRegistry(Object metricRegistry) {
         super.setMetricRegistry(metricRegistry);

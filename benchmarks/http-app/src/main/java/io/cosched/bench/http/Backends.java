@@ -1,8 +1,10 @@
 package io.cosched.bench.http;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
+import org.springframework.web.client.RestClient;
 
 import java.io.IOException;
 import java.net.URI;
@@ -11,17 +13,25 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
-/** What the blocking variants call: the same JDK HTTP client and the same JDBC query for all of them. */
+/**
+ * What the blocking variants call, the way a Spring Boot user would: the {@code RestClient} from
+ * Boot's builder (whatever request factory the variant's stack gives it), the JDK's HTTP client for
+ * comparison, and {@code JdbcClient} on Boot's {@code DataSource} (H2, or PostgreSQL when the
+ * server is started with {@code spring.datasource.url} pointing there).
+ */
 @Component
 public class Backends {
 
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+    private final RestClient rest;
+    private final HttpClient jdk = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
     private final HttpRequest downstream;
-    private final JdbcClient jdbc;
+    private final ObjectProvider<JdbcClient> jdbc;
 
-    public Backends(@Value("${bench.downstream-url:http://127.0.0.1:18099/}") String downstreamUrl, JdbcClient jdbc) {
+    public Backends(@Value("${bench.downstream-url:http://127.0.0.1:18099/}") String downstreamUrl,
+            RestClient.Builder rest, ObjectProvider<JdbcClient> jdbc) {
         this.downstream = HttpRequest.newBuilder(URI.create(downstreamUrl)).timeout(Duration.ofSeconds(30)).build();
+        this.rest = rest.baseUrl(downstreamUrl).build();
         this.jdbc = jdbc;
     }
 
@@ -29,14 +39,19 @@ public class Backends {
         return downstream.uri();
     }
 
-    /** A blocking call to the stub. */
-    public String callDownstream() throws IOException, InterruptedException {
-        return http.send(downstream, HttpResponse.BodyHandlers.ofString()).body();
+    /** A blocking call to the stub with the RestClient from Spring Boot's builder. */
+    public String callDownstream() {
+        return rest.get().retrieve().body(String.class);
     }
 
-    /** A blocking JDBC read. */
+    /** The same call with the JDK's HTTP client. */
+    public String callDownstreamJdk() throws IOException, InterruptedException {
+        return jdk.send(downstream, HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    /** A blocking JDBC read of one row. */
     public String readRow(int id) {
-        return jdbc.sql("SELECT name FROM items WHERE id = ?").param(Math.floorMod(id, 1000) + 1)
+        return jdbc.getObject().sql("SELECT name FROM items WHERE id = ?").param(Math.floorMod(id, 1000) + 1)
                 .query(String.class).single();
     }
 }

@@ -29,8 +29,13 @@ public class BlockingHandlers {
     }
 
     @GetMapping("/downstream")
-    public String downstream() throws IOException, InterruptedException {
+    public String downstream() {
         return backends.callDownstream();
+    }
+
+    @GetMapping("/downstream-jdk")
+    public String downstreamJdk() throws IOException, InterruptedException {
+        return backends.callDownstreamJdk();
     }
 
     @GetMapping("/jdbc")

@@ -28,6 +28,11 @@ public class ElasticHandlers {
         return Mono.fromCallable(backends::callDownstream).subscribeOn(Schedulers.boundedElastic());
     }
 
+    @GetMapping("/downstream-jdk")
+    public Mono<String> downstreamJdk() {
+        return Mono.fromCallable(backends::callDownstreamJdk).subscribeOn(Schedulers.boundedElastic());
+    }
+
     @GetMapping("/jdbc")
     public Mono<String> jdbc(@RequestParam(defaultValue = "1") int id) {
         return Mono.fromCallable(() -> backends.readRow(id)).subscribeOn(Schedulers.boundedElastic());

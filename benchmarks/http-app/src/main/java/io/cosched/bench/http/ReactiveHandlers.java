@@ -1,6 +1,9 @@
 package io.cosched.bench.http;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
+import org.springframework.r2dbc.core.DatabaseClient;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.http.client.ReactorResourceFactory;
 import org.springframework.http.client.reactive.ReactorClientHttpConnector;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -9,8 +12,9 @@ import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.publisher.Mono;
 
 /**
- * Pure reactive handlers, the practical limit: no hand-off at all, and WebClient (on the server's
- * own loops) for the downstream call. There is no reactive JDBC here, so this variant has no /jdbc.
+ * Pure reactive handlers, the practical limit: no hand-off at all, WebClient (on the server's own
+ * loops) for the downstream call, and R2DBC (on the same loops) for the database when the server
+ * runs against PostgreSQL. There is no reactive driver for H2 here: with H2 this variant has no /jdbc.
  */
 @RestController
 @ConditionalOnExpression("'${bench.variant}'.equalsIgnoreCase('reactive')")
@@ -18,10 +22,12 @@ public class ReactiveHandlers {
 
     private final WebClient client;
     private final String uri;
+    private final ObjectProvider<DatabaseClient> database;
 
-    public ReactiveHandlers(Backends backends, ReactorResourceFactory loops) {
+    public ReactiveHandlers(Backends backends, ReactorResourceFactory loops, ObjectProvider<DatabaseClient> database) {
         this.client = WebClient.builder().clientConnector(new ReactorClientHttpConnector(loops, c -> c)).build();
         this.uri = backends.downstreamUri().toString();
+        this.database = database;
     }
 
     @GetMapping("/hello")
@@ -32,6 +38,12 @@ public class ReactiveHandlers {
     @GetMapping("/downstream")
     public Mono<String> downstream() {
         return client.get().uri(uri).retrieve().bodyToMono(String.class);
+    }
+
+    @GetMapping("/jdbc")
+    public Mono<String> jdbc(@RequestParam(defaultValue = "1") int id) {
+        return database.getObject().sql("SELECT name FROM items WHERE id = $1").bind(0, Math.floorMod(id, 1000) + 1)
+                .map(row -> row.get(0, String.class)).one();
     }
 
     @GetMapping("/thread")

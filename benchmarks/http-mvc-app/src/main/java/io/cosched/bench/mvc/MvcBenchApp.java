@@ -7,6 +7,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.client.RestClient;
 
 import java.io.IOException;
 import java.net.URI;
@@ -18,7 +19,8 @@ import java.time.Duration;
 /**
  * What many users pick instead of WebFlux: Spring MVC on Tomcat with virtual threads
  * ({@code spring.threads.virtual.enabled=true}), serving the HTTP benchmark's endpoints with the
- * same blocking bodies, JDK HTTP client and JDBC query as cosched's variant.
+ * same blocking bodies as cosched's variant: the RestClient from Spring Boot's builder (here on the
+ * JDK's HTTP client, Boot's choice for this classpath), the JDK client itself, and JdbcClient.
  */
 @SpringBootApplication
 @RestController
@@ -27,10 +29,13 @@ public class MvcBenchApp {
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
     private final HttpRequest downstream;
+    private final RestClient rest;
     private final JdbcClient jdbc;
 
-    public MvcBenchApp(@Value("${bench.downstream-url:http://127.0.0.1:18099/}") String downstreamUrl, JdbcClient jdbc) {
+    public MvcBenchApp(@Value("${bench.downstream-url:http://127.0.0.1:18099/}") String downstreamUrl,
+            RestClient.Builder rest, JdbcClient jdbc) {
         this.downstream = HttpRequest.newBuilder(URI.create(downstreamUrl)).timeout(Duration.ofSeconds(30)).build();
+        this.rest = rest.baseUrl(downstreamUrl).build();
         this.jdbc = jdbc;
     }
 
@@ -44,7 +49,12 @@ public class MvcBenchApp {
     }
 
     @GetMapping("/downstream")
-    public String downstream() throws IOException, InterruptedException {
+    public String downstream() {
+        return rest.get().retrieve().body(String.class);
+    }
+
+    @GetMapping("/downstream-jdk")
+    public String downstreamJdk() throws IOException, InterruptedException {
         return http.send(downstream, HttpResponse.BodyHandlers.ofString()).body();
     }
 
