@@ -87,5 +87,6 @@ bench_need_postgres() {
 }
 
 bench_ctxt() {
-  cat /proc/"$1"/task/*/status 2>/dev/null | awk '/^(voluntary|nonvoluntary)_ctxt_switches/ {n += $2} END {print n + 0}'
+  # threads come and go while the files are read: one that is gone is simply not counted
+  { cat /proc/"$1"/task/*/status 2>/dev/null || true; } | awk '/^(voluntary|nonvoluntary)_ctxt_switches/ {n += $2} END {print n + 0}'
 }

@@ -4,6 +4,7 @@
 #   benchmarks/profile.sh                          cosched against reactive on /hello
 #   benchmarks/profile.sh cosched virtual-threads  any two variants of run.sh
 #   PROFILE_PATH=/jdbc?id=7 PROFILE_CONNECTIONS=100 benchmarks/profile.sh cosched elastic
+#   PROFILE_DB=pg PROFILE_PATH=/jdbc?id=7 benchmarks/profile.sh cosched virtual-threads   (on PostgreSQL)
 #
 # Each variant runs as in benchmarks/run.sh (same flags, server on core 0, wrk on core 1): 20 s of
 # warm-up load, then 15 s of load with a JFR recording (settings=profile). Prints each variant's
@@ -24,6 +25,8 @@ if curl -s -o /dev/null localhost:18080/ || curl -s -o /dev/null localhost:18099
 fi
 bench_need_wrk
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+db_args=()
+if [ "${PROFILE_DB:-h2}" = pg ]; then bench_need_postgres; db_args=("${bench_pg_args[@]}"); fi
 
 bench_build
 out="benchmarks/results/profile-$(date +%Y%m%d-%H%M%S)"
@@ -38,7 +41,7 @@ trap '[ -n "$stub" ] && kill $stub 2>/dev/null; [ -n "${server-}" ] && kill $ser
 
 declare -A rps
 for v in "$a" "$b"; do
-  bench_start "$v" "$out/server-$v.log"
+  bench_start "$v" "$out/server-$v.log" "${db_args[@]}"
   "${on_load[@]}" wrk -t1 -c"$conns" -d20s --timeout 10s "http://127.0.0.1:18080$path" > /dev/null
   "$JAVA_HOME/bin/jcmd" "$server" JFR.start name=profile settings=profile duration=15s filename="$PWD/$out/$v.jfr" > /dev/null
   "${on_load[@]}" wrk -t1 -c"$conns" -d15s --timeout 10s --latency "http://127.0.0.1:18080$path" > "$out/wrk-$v.txt"
