@@ -44,6 +44,10 @@ bench_need_wrk() {
 }
 
 bench_build() {
+  # Without the old jars: the jar plugin keeps a jar whose module did not change (here: a repackaged
+  # one), and Spring Boot's repackage skips a jar that is already repackaged, so a change to cosched
+  # itself would silently not reach the servers.
+  rm -f "$bench_webflux_app" "$bench_mvc_app"
   ./mvnw -q -B -pl benchmarks,benchmarks/http-app,benchmarks/http-mvc-app -am package -DskipTests
 }
 
