@@ -26,38 +26,34 @@ import java.util.List;
 @AutoConfiguration(afterName = "org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration")
 @ConditionalOnClass(IOManager.class)
 @ConditionalOnBooleanProperty(name = "cosched.enabled", matchIfMissing = true)
-@EnableConfigurationProperties({CoschedProperties.class, CoschedEndpointProperties.class})
+@EnableConfigurationProperties(CoschedProperties.class)
 public final class CoschedAutoConfiguration {
 
     // destroyMethod = "": the lifecycle bean stops the schedulers, in the right phase
     @Bean(destroyMethod = "")
     @ConditionalOnMissingBean
-    IOManager coschedIOManager(CoschedProperties properties, CoschedEndpointProperties endpoint,
-            ObjectProvider<CoschedCustomizer> customizers) {
+    IOManager coschedIOManager(CoschedProperties properties, ObjectProvider<CoschedCustomizer> customizers) {
         CoschedProperties.Io io = properties.getIo();
         IOManager.Builder builder = IOManager.builder()
                 .name(io.getName())
                 .threads(io.getThreads())
                 .transport(io.getTransport())
                 .requireCarrierMode(properties.getCarrier().isRequire())
-                .stallThreshold(properties.getStall().getThreshold())
-                .trackCoroutines(endpoint.getDump().isEnabled());
+                .stallThreshold(properties.getStall().getThreshold());
         customizers.orderedStream().forEach(c -> c.customize(builder));
         return builder.build();
     }
 
     @Bean(destroyMethod = "")
     @ConditionalOnMissingBean
-    PoolScheduler coschedPoolScheduler(CoschedProperties properties, CoschedEndpointProperties endpoint,
-            ObjectProvider<CoschedCustomizer> customizers) {
+    PoolScheduler coschedPoolScheduler(CoschedProperties properties, ObjectProvider<CoschedCustomizer> customizers) {
         CoschedProperties.Scheduler scheduler = properties.getScheduler();
         PoolScheduler.Builder builder = PoolScheduler.builder()
                 .name(scheduler.getName())
                 .threads(scheduler.getThreads())
                 .useCaller(scheduler.isUseCaller())
                 .requireCarrierMode(properties.getCarrier().isRequire())
-                .stallThreshold(properties.getStall().getThreshold())
-                .trackCoroutines(endpoint.getDump().isEnabled());
+                .stallThreshold(properties.getStall().getThreshold());
         customizers.orderedStream().forEach(c -> c.customize(builder));
         return builder.build();
     }

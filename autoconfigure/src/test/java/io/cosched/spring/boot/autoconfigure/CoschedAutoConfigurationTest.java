@@ -4,6 +4,7 @@ import io.cosched.IOManager;
 import io.cosched.PoolScheduler;
 import io.cosched.Scheduler;
 import io.cosched.Transport;
+import io.cosched.spring.boot.autoconfigure.actuate.CoschedEndpointAutoConfiguration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -226,13 +227,20 @@ class CoschedAutoConfigurationTest {
     }
 
     @Test
-    void theDumpPropertyMakesTheSchedulersTrackTheirCoroutines() {
-        runner.run(context -> assertThatThrownBy(() -> context.getBean(IOManager.class).coroutines())
+    void theDumpPropertyMakesTheSchedulersTrackTheirCoroutinesWhenTheEndpointIsExposed() {
+        ApplicationContextRunner withEndpoint = runner
+                .withConfiguration(AutoConfigurations.of(CoschedEndpointAutoConfiguration.class))
+                .withPropertyValues("management.endpoints.web.exposure.include=cosched");
+        withEndpoint.run(context -> assertThatThrownBy(() -> context.getBean(IOManager.class).coroutines())
                 .isInstanceOf(IllegalStateException.class));
-        runner.withPropertyValues("management.endpoint.cosched.dump.enabled=true").run(context -> {
+        withEndpoint.withPropertyValues("management.endpoint.cosched.dump.enabled=true").run(context -> {
             assertThat(context.getBean(IOManager.class).coroutines()).isEmpty();
             assertThat(context.getBean(PoolScheduler.class).coroutines()).isEmpty();
         });
+        // the setting belongs to the endpoint: without it, nobody reads a dump and nothing is tracked
+        runner.withPropertyValues("management.endpoint.cosched.dump.enabled=true").run(context ->
+                assertThatThrownBy(() -> context.getBean(IOManager.class).coroutines())
+                        .isInstanceOf(IllegalStateException.class));
     }
 
     private static void assertStartupFails(CapturedOutput output, String property, String... expected) {

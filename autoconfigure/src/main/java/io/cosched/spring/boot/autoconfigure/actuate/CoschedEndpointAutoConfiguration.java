@@ -1,9 +1,11 @@
 package io.cosched.spring.boot.autoconfigure.actuate;
 
+import io.cosched.IOManager;
+import io.cosched.PoolScheduler;
 import io.cosched.Scheduler;
 import io.cosched.spring.boot.actuate.CoschedEndpoint;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
-import io.cosched.spring.boot.autoconfigure.CoschedEndpointProperties;
+import io.cosched.spring.boot.autoconfigure.CoschedCustomizer;
 import io.cosched.spring.web.CoschedWebStats;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -32,5 +34,29 @@ public final class CoschedEndpointAutoConfiguration {
     CoschedEndpoint coschedEndpoint(ObjectProvider<Scheduler> schedulers, ObjectProvider<CoschedWebStats> web,
             CoschedEndpointProperties properties) {
         return new CoschedEndpoint(new SchedulerBeans(schedulers), web::getIfAvailable, properties.getDump().isEnabled());
+    }
+
+    /**
+     * With the coroutine dump on, the schedulers cosched builds track their coroutines (a set insert
+     * and removal per coroutine); the application's own schedulers decide for themselves.
+     */
+    @Bean
+    CoschedCustomizer coschedDumpTracking(CoschedEndpointProperties properties) {
+        boolean track = properties.getDump().isEnabled();
+        return new CoschedCustomizer() {
+            @Override
+            public void customize(PoolScheduler.Builder builder) {
+                if (track) {
+                    builder.trackCoroutines(true);
+                }
+            }
+
+            @Override
+            public void customize(IOManager.Builder builder) {
+                if (track) {
+                    builder.trackCoroutines(true);
+                }
+            }
+        };
     }
 }

@@ -1,4 +1,4 @@
-package io.cosched.spring.boot.autoconfigure;
+package io.cosched.spring.boot.autoconfigure.actuate;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
