@@ -188,7 +188,7 @@
     lastSampleAt = t;
 
     var web = body.web || {};
-    ['inFlight', 'timedOut', 'shed', 'coroutinesStarted', 'inlined'].forEach(function (k) {
+    ['inFlight', 'timedOut', 'shed', 'cancelled', 'coroutinesStarted', 'inlined'].forEach(function (k) {
       var e = $('web-' + k);
       e.textContent = fmt(web[k]);
       e.classList.toggle('bad', (k === 'timedOut' || k === 'shed') && num(web[k]) > 0);

@@ -1,5 +1,6 @@
 package io.cosched.spring.web;
 
+import io.cosched.spring.web.server.CoroutineRequests;
 import org.springframework.web.reactive.function.server.HandlerFilterFunction;
 import org.springframework.web.reactive.function.server.HandlerFunction;
 import org.springframework.web.reactive.function.server.ServerRequest;
@@ -7,9 +8,11 @@ import org.springframework.web.reactive.function.server.ServerResponse;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 
+import java.util.concurrent.Callable;
+
 /**
- * Runs blocking functional endpoints as coroutines, with the same request timeout, load shedding
- * and context propagation as annotated handlers. Inject the bean cosched declares:
+ * Runs blocking functional endpoints as coroutines, with the same request timeout, load shedding,
+ * cancellation and context propagation as annotated handlers. Inject the bean cosched declares:
  *
  * <pre>{@code
  * @Bean
@@ -32,10 +35,32 @@ public final class CoroutineHandlers {
         Mono<T> handle(ServerRequest request) throws Exception;
     }
 
-    private final Scheduler scheduler;
+    /** How a blocking call runs: as a coroutine request, or (cosched's handlers off) on a Reactor scheduler. */
+    private interface Runner {
+        <T> Mono<T> run(Callable<? extends Mono<T>> call);
+    }
 
+    private final Runner runner;
+
+    /** Handlers run as coroutine requests of {@code requests}. */
+    public CoroutineHandlers(CoroutineRequests requests) {
+        this.runner = requests::call;
+    }
+
+    /** Handlers run on {@code scheduler}: what the helper does when cosched's coroutine handlers are off. */
     public CoroutineHandlers(Scheduler scheduler) {
-        this.scheduler = scheduler;
+        this.runner = new Runner() {
+            @Override
+            public <T> Mono<T> run(Callable<? extends Mono<T>> call) {
+                return Mono.defer(() -> {
+                    try {
+                        return call.call();
+                    } catch (Exception e) {
+                        return Mono.<T>error(e);
+                    }
+                }).subscribeOn(scheduler);
+            }
+        };
     }
 
     /**
@@ -44,13 +69,7 @@ public final class CoroutineHandlers {
      * usually a {@code ServerResponse} builder's {@code bodyValue(..)}.
      */
     public <T extends ServerResponse> HandlerFunction<T> blocking(BlockingHandler<T> handler) {
-        return request -> Mono.defer(() -> {
-            try {
-                return handler.handle(request);
-            } catch (Exception e) {
-                return Mono.error(e);
-            }
-        }).subscribeOn(scheduler);
+        return request -> run(() -> handler.handle(request));
     }
 
     /**
@@ -58,6 +77,10 @@ public final class CoroutineHandlers {
      * coroutine: {@code route().GET("/x", blockingHandler).filter(coroutines.filter())}.
      */
     public <T extends ServerResponse> HandlerFilterFunction<T, T> filter() {
-        return (request, next) -> Mono.defer(() -> next.handle(request)).subscribeOn(scheduler);
+        return (request, next) -> run(() -> next.handle(request));
+    }
+
+    private <T> Mono<T> run(Callable<? extends Mono<T>> call) {
+        return runner.run(call);
     }
 }

@@ -3,12 +3,13 @@ package io.cosched.spring.web;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
-/** What cosched's web integration did: requests in flight as coroutines, timed out, shed. Thread-safe. */
+/** What cosched's web integration did: requests in flight as coroutines, timed out, shed, cancelled. Thread-safe. */
 public final class CoschedWebStats {
 
     private final AtomicInteger inFlight = new AtomicInteger();
     private final LongAdder timedOut = new LongAdder();
     private final LongAdder shed = new LongAdder();
+    private final LongAdder cancelled = new LongAdder();
     private final LongAdder coroutines = new LongAdder();
     private final LongAdder inlined = new LongAdder();
 
@@ -27,6 +28,14 @@ public final class CoschedWebStats {
         return shed.sum();
     }
 
+    /**
+     * Requests Spring cancelled before their handler finished: the client went away, or a filter gave
+     * up on them. Their coroutines are interrupted unless {@code cosched.web.cancel-on-disconnect=false}.
+     */
+    public long cancelled() {
+        return cancelled.sum();
+    }
+
     /** Coroutines started for handlers. */
     public long coroutinesStarted() {
         return coroutines.sum();
@@ -37,7 +46,7 @@ public final class CoschedWebStats {
         return inlined.sum();
     }
 
-    /** Takes an in-flight slot unless {@code limit} are taken; for the executor. */
+    /** Takes an in-flight slot unless {@code limit} are taken; held until the request's coroutine has returned. */
     public boolean tryEnter(int limit) {
         for (;;) {
             int n = inFlight.get();
@@ -62,6 +71,10 @@ public final class CoschedWebStats {
         shed.increment();
     }
 
+    public void countCancelled() {
+        cancelled.increment();
+    }
+
     public void countCoroutine() {
         coroutines.increment();
     }
@@ -73,6 +86,6 @@ public final class CoschedWebStats {
     @Override
     public String toString() {
         return "CoschedWebStats[inFlight=" + inFlight() + ", timedOut=" + timedOut() + ", shed=" + shed()
-                + ", coroutinesStarted=" + coroutinesStarted() + ", inlined=" + inlined() + "]";
+                + ", cancelled=" + cancelled() + ", coroutinesStarted=" + coroutinesStarted() + ", inlined=" + inlined() + "]";
     }
 }

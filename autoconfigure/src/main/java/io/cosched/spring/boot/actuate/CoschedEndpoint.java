@@ -104,10 +104,10 @@ public class CoschedEndpoint {
     }
 
     /** Requests handled by coroutines: running now, and counted since start. */
-    public record WebReport(int inFlight, long timedOut, long shed, long coroutinesStarted, long inlined) {
+    public record WebReport(int inFlight, long timedOut, long shed, long cancelled, long coroutinesStarted, long inlined) {
 
         static WebReport of(CoschedWebStats w) {
-            return new WebReport(w.inFlight(), w.timedOut(), w.shed(), w.coroutinesStarted(), w.inlined());
+            return new WebReport(w.inFlight(), w.timedOut(), w.shed(), w.cancelled(), w.coroutinesStarted(), w.inlined());
         }
     }
 

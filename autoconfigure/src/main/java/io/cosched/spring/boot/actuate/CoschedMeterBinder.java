@@ -64,6 +64,9 @@ public class CoschedMeterBinder implements MeterBinder {
             FunctionCounter.builder("cosched.web.shed", w, CoschedWebStats::shed)
                     .description("Coroutine requests answered 503 because cosched.web.max-in-flight were running")
                     .register(registry);
+            FunctionCounter.builder("cosched.web.cancelled", w, CoschedWebStats::cancelled)
+                    .description("Coroutine requests cancelled before their handler finished (client gone)")
+                    .register(registry);
         }
     }
 

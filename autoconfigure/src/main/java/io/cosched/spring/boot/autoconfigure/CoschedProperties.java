@@ -176,6 +176,9 @@ public class CoschedProperties {
         /** How many coroutine requests may run at once; beyond it new ones are answered at once with 503 and Retry-After. No limit by default. */
         private @Nullable Integer maxInFlight;
 
+        /** Whether a request whose client went away (Spring cancels it) interrupts its handler's coroutine; off lets handlers finish anyway. */
+        private boolean cancelOnDisconnect = true;
+
         public WebMode getMode() {
             return mode;
         }
@@ -204,6 +207,14 @@ public class CoschedProperties {
                 throw new IllegalArgumentException("max-in-flight: " + maxInFlight + " (expected: > 0, or unset for no limit)");
             }
             this.maxInFlight = maxInFlight;
+        }
+
+        public boolean isCancelOnDisconnect() {
+            return cancelOnDisconnect;
+        }
+
+        public void setCancelOnDisconnect(boolean cancelOnDisconnect) {
+            this.cancelOnDisconnect = cancelOnDisconnect;
         }
     }
 

@@ -6,6 +6,7 @@ import io.cosched.spring.boot.autoconfigure.CoschedProperties;
 import io.cosched.spring.boot.autoconfigure.CoschedProperties.WebMode;
 import io.cosched.spring.web.CoroutineHandlers;
 import io.cosched.spring.web.CoschedWebStats;
+import io.cosched.spring.web.server.CoroutineRequests;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -18,12 +19,13 @@ import org.springframework.core.Ordered;
 import org.springframework.web.reactive.config.BlockingExecutionConfigurer;
 import org.springframework.web.reactive.config.WebFluxConfigurer;
 import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerAdapter;
-import reactor.core.scheduler.Scheduler;
+import org.springframework.web.server.WebExceptionHandler;
 import reactor.core.scheduler.Schedulers;
 
 /**
  * Blocking WebFlux handlers as coroutines on the event loop that read the request, with request
- * timeouts, load shedding and context propagation. {@code cosched.web.mode} picks the handlers.
+ * timeouts, load shedding, cancellation and context propagation ({@link CoroutineRequests} does the
+ * work; this class only wires it). {@code cosched.web.mode} picks the handlers.
  *
  * <p>The {@link CoroutineHandlers} helper for functional endpoints exists in every reactive web
  * application, so that switching coroutine handlers off ({@code cosched.web.mode=off},
@@ -54,95 +56,68 @@ public final class CoschedWebFluxAutoConfiguration {
         }
 
         @Bean
-        CoroutineWebExecution coschedCoroutineWebExecution(IOManager io, CoschedWebStats stats, CoschedProperties properties) {
+        @ConditionalOnMissingBean
+        CoroutineRequests coschedCoroutineRequests(IOManager io, CoschedWebStats stats, CoschedProperties properties) {
             CoschedProperties.Web web = properties.getWeb();
-            return new CoroutineWebExecution(new CoroutineHandlerExecutor(io, stats, web.getRequestTimeout(),
-                    web.getMaxInFlight(), ContextRestorer.detect()),
-                    new CoroutineHandlerSelector(web.getMode() == WebMode.ANNOTATED));
+            return new CoroutineRequests(io, stats, web.getRequestTimeout(), web.getMaxInFlight(),
+                    web.isCancelOnDisconnect(), web.getMode() == WebMode.ANNOTATED);
         }
 
         @Bean
-        WebFluxConfigurer coschedWebFluxConfigurer(CoroutineWebExecution execution) {
-            return new CoschedWebFluxConfigurer(execution.executor(), execution.selector());
+        WebFluxConfigurer coschedWebFluxConfigurer(CoroutineRequests requests) {
+            return new CoschedWebFluxConfigurer(requests);
         }
 
         @Bean
-        CoschedWebFilter coschedWebFilter(CoschedWebStats stats, CoschedProperties properties) {
-            return new CoschedWebFilter(stats, properties.getWeb().getRequestTimeout());
+        WebExceptionHandler coschedUnavailableResponses(CoroutineRequests requests) {
+            return requests.exceptionHandler();
         }
 
         @Bean
         @ConditionalOnMissingBean
-        CoroutineHandlers coschedCoroutineHandlers(CoroutineWebExecution execution) {
-            return new CoroutineHandlers(execution.scheduler());
+        CoroutineHandlers coschedCoroutineHandlers(CoroutineRequests requests) {
+            return new CoroutineHandlers(requests);
         }
 
         /**
-         * Spring Boot's way to supply the annotated-handler adapter: ours writes a coroutine
-         * handler's response on the loop. Backs off when the application has its own registrations;
-         * handlers then still run as coroutines, only their responses are written from the coroutine.
+         * Spring Boot's way to supply the annotated-handler adapter: cosched's starts each coroutine
+         * handler's coroutine itself. Backs off when the application has its own registrations; its
+         * coroutine handlers then run through Spring's blocking execution, still as coroutines, but
+         * without request timeout or cancellation (docs/web.md).
          */
         @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
         @ConditionalOnClass(WebFluxRegistrations.class)
         @ConditionalOnMissingBean(WebFluxRegistrations.class)
-        static final class LoopResultConfiguration {
+        static final class HandlerAdapterConfiguration {
 
             @Bean
-            WebFluxRegistrations coschedWebFluxRegistrations(IOManager io, CoroutineWebExecution execution) {
+            WebFluxRegistrations coschedWebFluxRegistrations(CoroutineRequests requests) {
                 return new WebFluxRegistrations() {
                     @Override
                     public RequestMappingHandlerAdapter getRequestMappingHandlerAdapter() {
-                        return new LoopResultHandlerAdapter(io, execution.selector());
+                        return requests.handlerAdapter();
                     }
                 };
             }
         }
     }
 
-    /** The executor and the Reactor scheduler on top of it; a holder, so that no Executor bean exists. */
-    static final class CoroutineWebExecution {
-        private final CoroutineHandlerExecutor executor;
-        private final CoroutineHandlerSelector selector;
-        private final Scheduler scheduler;
-
-        CoroutineWebExecution(CoroutineHandlerExecutor executor, CoroutineHandlerSelector selector) {
-            RequestContextHook.install();
-            this.executor = executor;
-            this.selector = selector;
-            this.scheduler = Schedulers.fromExecutor(executor);
-        }
-
-        CoroutineHandlerSelector selector() {
-            return selector;
-        }
-
-        CoroutineHandlerExecutor executor() {
-            return executor;
-        }
-
-        Scheduler scheduler() {
-            return scheduler;
-        }
-    }
-
     /**
-     * Hands blocking handlers to the coroutine executor. Ordered last so that it wins over Spring
-     * Boot's own configurer, which sets a virtual-thread executor when
+     * Gives Spring's blocking execution cosched's executor and handler selection. Ordered last so that
+     * it wins over Spring Boot's own configurer, which sets a virtual-thread executor when
      * {@code spring.threads.virtual.enabled=true} and does not back off.
      */
     static final class CoschedWebFluxConfigurer implements WebFluxConfigurer, Ordered {
-        private final CoroutineHandlerExecutor executor;
-        private final CoroutineHandlerSelector selector;
+        private final CoroutineRequests requests;
 
-        CoschedWebFluxConfigurer(CoroutineHandlerExecutor executor, CoroutineHandlerSelector selector) {
-            this.executor = executor;
-            this.selector = selector;
+        CoschedWebFluxConfigurer(CoroutineRequests requests) {
+            this.requests = requests;
         }
 
         @Override
         public void configureBlockingExecution(BlockingExecutionConfigurer configurer) {
-            configurer.setExecutor(executor);
-            configurer.setControllerMethodPredicate(selector);
+            configurer.setExecutor(requests.blockingExecutor());
+            configurer.setControllerMethodPredicate(requests.selector());
         }
 
         @Override

@@ -1,6 +1,6 @@
 /**
- * The WebFlux integration: the HTTP server on the IOManager's event loops, blocking handlers as
- * coroutines on the loop that read the request, request timeouts, load shedding and context propagation.
+ * Wiring of the WebFlux integration: the HTTP server on the IOManager's event loops, and cosched's
+ * request handling ({@code io.cosched.spring.web.server}) in Spring WebFlux.
  */
 @NullMarked
 package io.cosched.spring.boot.autoconfigure.web;

@@ -3,13 +3,17 @@ package io.cosched.spring.boot.autoconfigure.web;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
 import io.cosched.spring.web.CoroutineHandlers;
 import io.cosched.spring.web.CoschedWebStats;
+import io.cosched.spring.web.server.CoroutineRequests;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.webflux.autoconfigure.WebFluxRegistrations;
+import org.springframework.core.Ordered;
 import org.springframework.http.client.ReactorResourceFactory;
 import org.springframework.web.reactive.config.WebFluxConfigurer;
+import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerAdapter;
+import org.springframework.web.server.WebExceptionHandler;
 import reactor.core.scheduler.Schedulers;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -24,12 +28,15 @@ class CoschedWebAutoConfigurationTest {
                     CoschedReactorNettyAutoConfiguration.class, CoschedWebFluxAutoConfiguration.class));
 
     @Test
-    void byDefaultTheServerLoopsTheExecutorTheFilterAndTheHelperAreThere() {
+    void byDefaultTheServerLoopsTheRequestHandlingThe503sAndTheHelperAreThere() {
         runner.run(context -> {
             assertThat(context.getBean(ReactorResourceFactory.class).getLoopResources())
                     .isInstanceOf(IOManagerLoopResources.class);
-            assertThat(context).hasSingleBean(CoschedWebStats.class).hasSingleBean(CoschedWebFilter.class)
-                    .hasSingleBean(CoroutineHandlers.class);
+            assertThat(context).hasSingleBean(CoschedWebStats.class).hasSingleBean(CoroutineRequests.class)
+                    .hasSingleBean(WebExceptionHandler.class).hasSingleBean(CoroutineHandlers.class);
+            assertThat(context.getBean(WebExceptionHandler.class)).isInstanceOf(Ordered.class);
+            assertThat(((Ordered) context.getBean(WebExceptionHandler.class)).getOrder()).as("ahead of Boot's error handler")
+                    .isLessThan(-1);
             assertThat(context.getBeansOfType(WebFluxConfigurer.class)).hasSize(1);
             // the handler executor is no bean: as an Executor it would take over @Async
             assertThat(context.getBeansOfType(java.util.concurrent.Executor.class).values())
@@ -45,9 +52,10 @@ class CoschedWebAutoConfigurationTest {
     }
 
     @Test
-    void suppliesTheAdapterThatWritesOnTheLoopUnlessTheApplicationHasItsOwnRegistrations() {
+    void suppliesTheAdapterThatStartsCoroutinesUnlessTheApplicationHasItsOwnRegistrations() {
         runner.run(context -> assertThat(context.getBean(WebFluxRegistrations.class).getRequestMappingHandlerAdapter())
-                .isInstanceOf(LoopResultHandlerAdapter.class));
+                .isNotExactlyInstanceOf(RequestMappingHandlerAdapter.class)
+                .hasSameClassAs(context.getBean(CoroutineRequests.class).handlerAdapter()));
         WebFluxRegistrations own = new WebFluxRegistrations() { };
         runner.withBean(WebFluxRegistrations.class, () -> own).run(context ->
                 assertThat(context.getBean(WebFluxRegistrations.class)).isSameAs(own));
@@ -70,7 +78,7 @@ class CoschedWebAutoConfigurationTest {
     void offModeKeepsOnlyTheServerLoopsAndAFallbackHelper() {
         runner.withPropertyValues("cosched.web.mode=off").run(context -> {
             assertThat(context).hasSingleBean(ReactorResourceFactory.class).hasSingleBean(CoroutineHandlers.class)
-                    .doesNotHaveBean(CoschedWebFilter.class).doesNotHaveBean(CoschedWebStats.class);
+                    .doesNotHaveBean(CoroutineRequests.class).doesNotHaveBean(CoschedWebStats.class);
             assertThat(context.getBeansOfType(WebFluxConfigurer.class)).isEmpty();
         });
     }
@@ -79,7 +87,7 @@ class CoschedWebAutoConfigurationTest {
     void withCoschedDisabledTheHelperStillExistsAndNothingElse() {
         runner.withPropertyValues("cosched.enabled=false").run(context -> {
             assertThat(context).hasSingleBean(CoroutineHandlers.class)
-                    .doesNotHaveBean(ReactorResourceFactory.class).doesNotHaveBean(CoschedWebFilter.class);
+                    .doesNotHaveBean(ReactorResourceFactory.class).doesNotHaveBean(CoroutineRequests.class);
         });
     }
 }

@@ -134,7 +134,7 @@ class MonitoringWebTest {
         String prometheus = app.http().get("/actuator/prometheus").body();
         assertThat(prometheus).contains("cosched_tasks_completed_total{scheduler=\"test-io\"}",
                 "cosched_scheduler_threads_active{scheduler=\"test-io\"}", "cosched_stalls_total{scheduler=\"cosched\"} 0.0",
-                "cosched_web_in_flight", "cosched_web_timeouts_total", "cosched_web_shed_total");
+                "cosched_web_in_flight", "cosched_web_timeouts_total", "cosched_web_shed_total", "cosched_web_cancelled_total");
     }
 
     @Test
@@ -162,6 +162,7 @@ class MonitoringWebTest {
             assertThat(metric("cosched.web.in.flight", null)).isEqualTo(2);
             assertThat(metric("cosched.web.shed", null)).isEqualTo(web.get("shed").asDouble());
             assertThat(metric("cosched.web.timeouts", null)).isEqualTo(web.get("timedOut").asDouble());
+            assertThat(metric("cosched.web.cancelled", null)).isEqualTo(web.get("cancelled").asDouble());
         } finally {
             WebTestApp.Probe.release.countDown();
         }

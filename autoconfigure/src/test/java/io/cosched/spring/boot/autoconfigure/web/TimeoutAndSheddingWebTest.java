@@ -64,7 +64,7 @@ class TimeoutAndSheddingWebTest {
         HttpResponse<String> third = app.http().get("/thread");
         assertThat(third.statusCode()).isEqualTo(503);
         assertThat(third.headers().firstValue("Retry-After")).hasValue("1");
-        assertThat(third.body()).contains("too many requests in flight (cosched.web.max-in-flight)");
+        assertThat(third.body()).contains("too many requests in flight (cosched.web.max-in-flight: 2)");
         assertThat(stats().shed() - shed).isEqualTo(1);
         // a reactive handler needs no coroutine and is not shed
         assertThat(app.http().get("/reactive-thread").statusCode()).isEqualTo(200);

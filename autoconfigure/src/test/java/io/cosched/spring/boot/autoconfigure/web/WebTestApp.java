@@ -55,6 +55,8 @@ public class WebTestApp {
         static volatile int ioPort;
         static volatile String committedOn;
         static volatile String downstreamUri;
+        static volatile long interruptedAtNanos;
+        static volatile CountDownLatch finished = new CountDownLatch(1);
 
         static void reset() {
             carriers.clear();
@@ -63,6 +65,7 @@ public class WebTestApp {
             interrupted = new CountDownLatch(1);
             release = new CountDownLatch(1);
             committedOn = null;
+            finished = new CountDownLatch(1);
         }
     }
 
@@ -106,6 +109,15 @@ public class WebTestApp {
                         .GET("/fn/filtered", request -> ok().bodyValue(Thread.currentThread().toString()))
                         .filter(coroutines.filter())
                         .build());
+    }
+
+    /** A filter that gives up on a request after {@code X-Filter-Timeout-Ms}, as an application's own timeout would. */
+    @Bean
+    WebFilter filterTimeout() {
+        return (exchange, chain) -> {
+            String ms = exchange.getRequest().getHeaders().getFirst("X-Filter-Timeout-Ms");
+            return ms == null ? chain.filter(exchange) : chain.filter(exchange).timeout(java.time.Duration.ofMillis(Long.parseLong(ms)));
+        };
     }
 
     @Bean
@@ -204,6 +216,43 @@ public class WebTestApp {
             } catch (InterruptedException e) {
                 Probe.interrupted.countDown();
                 throw e;
+            }
+        }
+
+        /** Sleeps {@code ms} unless interrupted, which it notes with the time; signals {@link Probe#holding} on entry. */
+        @RunAsCoroutine
+        @GetMapping("/park")
+        String park(@RequestParam long ms) {
+            Probe.holding.countDown();
+            try {
+                Thread.sleep(ms);
+                Probe.finished.countDown();
+                return "slept";
+            } catch (InterruptedException e) {
+                Probe.interruptedAtNanos = System.nanoTime();
+                Probe.interrupted.countDown();
+                return "interrupted";
+            }
+        }
+
+        /** Runs {@code ms} whatever happens, interrupts included, counting how many run at once. */
+        @RunAsCoroutine
+        @GetMapping("/stubborn")
+        String stubborn(@RequestParam long ms) {
+            Probe.maxConcurrent.accumulateAndGet(Probe.concurrent.incrementAndGet(), Math::max);
+            boolean interrupted = false;
+            try {
+                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
+                for (long left; (left = deadline - System.nanoTime()) > 0; ) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(left);
+                    interrupted |= Thread.interrupted(); // noted and cleared, else parkNanos would return at once
+                }
+                return "done";
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+                Probe.concurrent.decrementAndGet();
             }
         }
 

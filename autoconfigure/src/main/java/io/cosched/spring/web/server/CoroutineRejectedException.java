@@ -1,14 +1,14 @@
-package io.cosched.spring.boot.autoconfigure.web;
+package io.cosched.spring.web.server;
 
 import java.util.concurrent.RejectedExecutionException;
 
-/** Thrown by the executor when {@code cosched.web.max-in-flight} requests are running; answered with 503. */
+/** A coroutine request arrived while {@code cosched.web.max-in-flight} were running; answered with 503. */
 final class CoroutineRejectedException extends RejectedExecutionException {
 
     private static final long serialVersionUID = 1L;
 
     CoroutineRejectedException(int maxInFlight) {
-        super("cosched.web.max-in-flight: " + maxInFlight + " coroutine requests are running", null);
+        super("too many requests in flight (cosched.web.max-in-flight: " + maxInFlight + ")", null);
     }
 
     @Override

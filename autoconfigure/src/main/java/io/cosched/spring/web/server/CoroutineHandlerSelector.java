@@ -1,4 +1,4 @@
-package io.cosched.spring.boot.autoconfigure.web;
+package io.cosched.spring.web.server;
 
 import io.cosched.spring.web.RunAsCoroutine;
 import org.springframework.core.KotlinDetector;

@@ -1,0 +1,79 @@
+package io.cosched.spring.web.server;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.http.codec.multipart.Part;
+import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
+import org.springframework.util.MultiValueMap;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.ServerWebExchangeDecorator;
+import org.springframework.web.server.WebSession;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+import java.security.Principal;
+import java.util.concurrent.Executor;
+
+/**
+ * The exchange a coroutine handler's arguments are resolved from: what Spring may have to wait for
+ * before it can invoke the handler (the request body, form and multipart data, the session, the
+ * principal) is delivered into the request's coroutine. Spring invokes a handler on the thread that
+ * completed its last argument; this way that thread is the coroutine, not the loop that read the bytes.
+ */
+final class CoroutineExchange extends ServerWebExchangeDecorator {
+
+    private final Executor coroutine;
+    // made when first asked for, as most requests read no body, form or session (a race only makes an equal one twice)
+    private @Nullable Scheduler into;
+    private @Nullable ServerHttpRequest request;
+
+    CoroutineExchange(ServerWebExchange exchange, Executor coroutine) {
+        super(exchange);
+        this.coroutine = coroutine;
+    }
+
+    @Override
+    public ServerHttpRequest getRequest() {
+        ServerHttpRequest r = request;
+        if (r == null) {
+            request = r = new ServerHttpRequestDecorator(getDelegate().getRequest()) {
+                @Override
+                public Flux<DataBuffer> getBody() {
+                    return super.getBody().publishOn(into());
+                }
+            };
+        }
+        return r;
+    }
+
+    @Override
+    public Mono<WebSession> getSession() {
+        return super.getSession().publishOn(into());
+    }
+
+    @Override
+    public <T extends Principal> Mono<T> getPrincipal() {
+        return super.<T>getPrincipal().publishOn(into());
+    }
+
+    @Override
+    public Mono<MultiValueMap<String, String>> getFormData() {
+        return super.getFormData().publishOn(into());
+    }
+
+    @Override
+    public Mono<MultiValueMap<String, Part>> getMultipartData() {
+        return super.getMultipartData().publishOn(into());
+    }
+
+    private Scheduler into() {
+        Scheduler s = into;
+        if (s == null) {
+            into = s = Schedulers.fromExecutor(coroutine);
+        }
+        return s;
+    }
+}

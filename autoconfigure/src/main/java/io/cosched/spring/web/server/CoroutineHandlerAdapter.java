@@ -1,0 +1,38 @@
+package io.cosched.spring.web.server;
+
+import org.springframework.web.method.HandlerMethod;
+import org.springframework.web.reactive.HandlerResult;
+import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerAdapter;
+import org.springframework.web.server.ServerWebExchange;
+import reactor.core.publisher.Mono;
+
+/**
+ * Spring's adapter for annotated handlers, which runs each handler the {@link CoroutineHandlerSelector}
+ * picks as one {@link RequestCoroutine}: arguments, validation, the method and its exception handlers in
+ * the coroutine, the response written afterwards by the loop. Every other handler is Spring's as before.
+ */
+final class CoroutineHandlerAdapter extends RequestMappingHandlerAdapter {
+
+    private final CoroutineRequests requests;
+
+    CoroutineHandlerAdapter(CoroutineRequests requests) {
+        this.requests = requests;
+    }
+
+    @Override
+    public Mono<HandlerResult> handle(ServerWebExchange exchange, Object handler) {
+        if (handler instanceof HandlerMethod method && requests.selector().test(method)) {
+            return requests.run(coroutine -> super.handle(new CoroutineExchange(exchange, coroutine), handler));
+        }
+        return super.handle(exchange, handler);
+    }
+
+    /** cosched's own 503s are the server's answer, not the application's errors: no exception handler sees them. */
+    @Override
+    public Mono<HandlerResult> handleError(ServerWebExchange exchange, Throwable ex) {
+        if (UnavailableResponses.handles(ex)) {
+            return Mono.error(ex);
+        }
+        return super.handleError(exchange, ex);
+    }
+}

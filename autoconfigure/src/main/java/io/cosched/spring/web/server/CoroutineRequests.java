@@ -1,0 +1,157 @@
+package io.cosched.spring.web.server;
+
+import io.cosched.IOManager;
+import io.cosched.spring.web.CoschedWebStats;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.internal.ThreadExecutorMap;
+import org.jspecify.annotations.Nullable;
+import org.springframework.core.task.AsyncTaskExecutor;
+import org.springframework.web.method.HandlerMethod;
+import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerAdapter;
+import org.springframework.web.server.WebExceptionHandler;
+import reactor.core.CoreSubscriber;
+import reactor.core.publisher.Mono;
+
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.Executor;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/**
+ * cosched's request handling for WebFlux, the one entry point of this package: each blocking handler
+ * of a request runs as one coroutine on the event loop that read the request, which cosched starts
+ * itself with the request in hand. The request holds an in-flight slot (or is shed with 503), has a
+ * deadline (503 when it passes) and is cancelled when Spring cancels it (the client went away); the
+ * slot is given back when the coroutine's code has returned.
+ *
+ * <p>Spring Boot applications get all of it from the starter. Without Spring Boot:
+ * {@link #handlerAdapter()} as the {@code RequestMappingHandlerAdapter},
+ * {@link #blockingExecutor()} and {@link #selector()} for
+ * {@code WebFluxConfigurer.configureBlockingExecution}, {@link #exceptionHandler()} as a bean, and
+ * {@link #call} for functional endpoints (what {@link io.cosched.spring.web.CoroutineHandlers} uses).
+ */
+public final class CoroutineRequests {
+
+    private final IOManager io;
+    private final CoschedWebStats stats;
+    private final @Nullable Duration timeout;
+    private final int maxInFlight;
+    private final boolean cancelOnDisconnect;
+    private final CoroutineHandlerSelector selector;
+    private final ContextRestorer restorer = ContextRestorer.detect();
+    private final CoroutineHandlerExecutor executor = new CoroutineHandlerExecutor(this);
+    private volatile @Nullable Boolean carrierMode; // known once the IOManager runs: read at the first request
+
+    /**
+     * @param io                 whose loops serve the requests and carry their coroutines
+     * @param stats              where the requests are counted
+     * @param timeout            how long a handler may take before it is interrupted and 503 answered; null for no limit
+     * @param maxInFlight        how many coroutine requests may run at once; null for no limit
+     * @param cancelOnDisconnect whether a request Spring cancels (client gone) interrupts its handler
+     * @param annotatedOnly      only handlers marked {@link io.cosched.spring.web.RunAsCoroutine}, or every blocking one
+     */
+    public CoroutineRequests(IOManager io, CoschedWebStats stats, @Nullable Duration timeout,
+            @Nullable Integer maxInFlight, boolean cancelOnDisconnect, boolean annotatedOnly) {
+        if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
+            throw new IllegalArgumentException("timeout: " + timeout + " (expected: > 0, or null for none)");
+        }
+        if (maxInFlight != null && maxInFlight <= 0) {
+            throw new IllegalArgumentException("maxInFlight: " + maxInFlight + " (expected: > 0, or null for no limit)");
+        }
+        this.io = io;
+        this.stats = stats;
+        this.timeout = timeout;
+        this.maxInFlight = maxInFlight == null ? Integer.MAX_VALUE : maxInFlight;
+        this.cancelOnDisconnect = cancelOnDisconnect;
+        this.selector = new CoroutineHandlerSelector(annotatedOnly);
+    }
+
+    /**
+     * Runs {@code handling} in a new coroutine on the calling loop and emits its
+     * outcome on that loop. {@code handling} gets an executor that runs tasks in that coroutine: a
+     * publisher it waits for should deliver there (see {@code publishOn}).
+     */
+    public <T> Mono<T> run(Function<Executor, Mono<T>> handling) {
+        return new Mono<T>() {
+            @Override
+            public void subscribe(CoreSubscriber<? super T> actual) {
+                new RequestCoroutine<>(CoroutineRequests.this, actual, handling, currentLoop()).start();
+            }
+        };
+    }
+
+    /** Calls {@code handler} in a new coroutine on the calling loop; for a blocking functional endpoint. */
+    public <T> Mono<T> call(Callable<? extends Mono<T>> handler) {
+        return run(coroutine -> Mono.defer(() -> {
+            try {
+                return handler.call();
+            } catch (Exception e) {
+                return Mono.error(e);
+            }
+        }));
+    }
+
+    /** Spring's adapter for annotated handlers, which runs the {@link #selector() selected} ones as coroutine requests. */
+    public RequestMappingHandlerAdapter handlerAdapter() {
+        return new CoroutineHandlerAdapter(this);
+    }
+
+    /** For Spring's blocking execution: inline in a request's coroutine, else a coroutine of its own. */
+    public AsyncTaskExecutor blockingExecutor() {
+        return executor;
+    }
+
+    /** Which handler methods run as coroutines: not reactive, and in annotated mode marked {@code @RunAsCoroutine}. */
+    public Predicate<HandlerMethod> selector() {
+        return selector;
+    }
+
+    /** Answers timed-out and shed requests with 503; ordered ahead of Spring Boot's error handler. */
+    public WebExceptionHandler exceptionHandler() {
+        return new UnavailableResponses();
+    }
+
+    /**
+     * Where a request's outcome goes back to: the loop running the caller, if it is one of the
+     * IOManager's and coroutines run on the loops (carrier mode). In fallback mode a coroutine runs on
+     * the JDK's scheduler and hands its outcome straight to Spring, as Spring's own virtual-thread
+     * executor does: a hop back to the loop would cost a wake-up of the loop per request (1.4 context
+     * switches per request against 0.3 on a blocking hello world, docs/benchmarks.md).
+     */
+    private @Nullable EventExecutor currentLoop() {
+        Boolean carrier = carrierMode;
+        if (carrier == null) {
+            carrierMode = carrier = "carrier".equals(io.stats().mode()); // fixed once the IOManager runs
+        }
+        if (!carrier) {
+            return null;
+        }
+        EventExecutor executor = ThreadExecutorMap.currentExecutor();
+        return executor != null && executor.parent() == io.eventLoopGroup() ? executor : null;
+    }
+
+    IOManager io() {
+        return io;
+    }
+
+    CoschedWebStats stats() {
+        return stats;
+    }
+
+    @Nullable Duration timeout() {
+        return timeout;
+    }
+
+    int maxInFlight() {
+        return maxInFlight;
+    }
+
+    boolean cancelOnDisconnect() {
+        return cancelOnDisconnect;
+    }
+
+    ContextRestorer restorer() {
+        return restorer;
+    }
+}

@@ -1,0 +1,345 @@
+package io.cosched.spring.web.server;
+
+import io.cosched.Coroutine;
+import io.cosched.Coroutines;
+import io.cosched.Timer;
+import io.netty.util.concurrent.EventExecutor;
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Operators;
+import reactor.util.context.Context;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Function;
+
+/**
+ * One request whose handler runs as a coroutine, from admission until its coroutine has returned:
+ * the in-flight slot, the deadline, the coroutine, and the outcome on its way back to Spring.
+ *
+ * <p>Spring subscribes on the connection's loop. The request takes a slot (or is shed), arms its
+ * deadline on that loop's timers and starts one coroutine there. The coroutine subscribes to the
+ * handling and from then on is the request's own executor ({@link #execute}): what the handling
+ * waits for before the handler can be invoked (the request body, form data, the session) is
+ * delivered into it, so Spring finishes resolving the arguments, and invokes the handler, in this
+ * coroutine and never on the loop. The outcome is handed back to the loop, where Spring writes the
+ * response.
+ *
+ * <p>It ends early in three ways: the deadline passes (the coroutine is interrupted and Spring gets a
+ * {@link RequestTimeoutException}), Spring cancels (the client went away, or a filter's own timeout;
+ * the coroutine is interrupted unless cancel-on-disconnect is off), or the coroutine is interrupted
+ * while it waits (it cancels the handling). Whichever way, the slot is held until the coroutine's
+ * code has returned, so that {@code inFlight} never undercounts what runs.
+ */
+final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Executor, Runnable {
+
+    // outcome states towards Spring: the outcome goes out once, when both it and a request are there
+    private static final int REQUESTED = 1;
+    private static final int HAS_VALUE = 2;
+    private static final int TERMINATED = 4; // delivered, timed out or cancelled: nothing more goes out
+
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(RequestCoroutine.class, "state", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final CoroutineRequests requests;
+    private final CoreSubscriber<? super T> actual;
+    private final Function<Executor, Mono<T>> handling;
+    private final @Nullable EventExecutor loop; // where the outcome goes; null: straight from the coroutine
+    private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+
+    @SuppressWarnings("unused") // through STATE
+    private volatile int state;
+    private volatile @Nullable Coroutine<?> coroutine;
+    private volatile boolean interruptWanted;
+    private volatile boolean handled; // the handling signalled its end
+    private volatile @Nullable Timer deadline;
+    // written by the handling before `handled`, read after it
+    private @Nullable T value;
+    private @Nullable Throwable error;
+    private @Nullable Subscription upstream;
+
+    RequestCoroutine(CoroutineRequests requests, CoreSubscriber<? super T> actual,
+            Function<Executor, Mono<T>> handling, @Nullable EventExecutor loop) {
+        this.requests = requests;
+        this.actual = actual;
+        this.handling = handling;
+        this.loop = loop;
+    }
+
+    /** Admits the request and starts its coroutine; called once, by the subscribing thread. */
+    void start() {
+        actual.onSubscribe(this);
+        CoroutineRequests r = requests;
+        if (!r.stats().tryEnter(r.maxInFlight())) {
+            r.stats().countShed();
+            if (terminate()) {
+                actual.onError(new CoroutineRejectedException(r.maxInFlight()));
+            }
+            return;
+        }
+        if (r.timeout() != null) {
+            // on this loop's timers: it cannot fire before this method has returned
+            deadline = r.io().timers().addTimer(r.timeout(), this::expire);
+        }
+        Coroutine<?> started;
+        try {
+            started = r.io().spawn(this);
+        } catch (RuntimeException notStarted) { // the IOManager is stopping
+            release();
+            if (terminate()) {
+                actual.onError(notStarted);
+            }
+            return;
+        }
+        r.stats().countCoroutine();
+        coroutine = started;
+        if (interruptWanted) {
+            started.thread().interrupt(); // cancelled while it was being started
+        }
+    }
+
+    /** The coroutine: runs the handling, then hands its outcome back. */
+    @Override
+    public void run() {
+        coroutine = Coroutines.current().orElseThrow();
+        try {
+            if (!interruptWanted) {
+                requests.restorer().wrap(actual.currentContext(), this::handle).run();
+            }
+        } catch (Throwable failed) {
+            if (error == null) {
+                error = failed;
+            }
+        } finally {
+            release();
+            handOver();
+        }
+    }
+
+    /** Subscribes to the handling and runs what is delivered for it until it has ended. */
+    private void handle() {
+        handling.apply(this).subscribe(this);
+        while (!handled) {
+            Runnable task = tasks.poll();
+            if (task != null) {
+                task.run();
+                continue;
+            }
+            try {
+                Coroutines.suspend();
+            } catch (InterruptedException interrupted) {
+                Subscription s = upstream;
+                if (s != null) {
+                    s.cancel(); // stop reading the body, or whatever else it waits for
+                }
+                return;
+            }
+        }
+    }
+
+    /** Runs {@code task} in this request's coroutine: at once when called from it, else next. */
+    @Override
+    public void execute(Runnable task) {
+        Coroutine<?> self = coroutine;
+        if (self != null && Thread.currentThread() == self.thread()) {
+            task.run();
+            return;
+        }
+        tasks.add(task);
+        wake();
+    }
+
+    private void wake() {
+        Coroutine<?> self = coroutine;
+        if (self != null) {
+            self.resume(); // kept when it comes before the coroutine suspends
+        }
+    }
+
+    // ---- the handling's signals, from the coroutine or from whatever thread completed it
+
+    @Override
+    public void onSubscribe(Subscription s) {
+        upstream = s;
+        s.request(Long.MAX_VALUE);
+    }
+
+    @Override
+    public void onNext(T t) {
+        value = t;
+    }
+
+    @Override
+    public void onError(Throwable t) {
+        error = t;
+        ended();
+    }
+
+    @Override
+    public void onComplete() {
+        ended();
+    }
+
+    private void ended() {
+        handled = true;
+        Coroutine<?> self = coroutine;
+        if (self != null && Thread.currentThread() != self.thread()) {
+            self.resume();
+        }
+    }
+
+    @Override
+    public Context currentContext() {
+        return actual.currentContext();
+    }
+
+    // ---- towards Spring
+
+    @Override
+    public void request(long n) {
+        if (n <= 0) {
+            Operators.reportBadRequest(n);
+            return;
+        }
+        for (;;) {
+            int s = state;
+            if ((s & (TERMINATED | REQUESTED)) != 0) {
+                return;
+            }
+            if ((s & HAS_VALUE) != 0) {
+                if (STATE.compareAndSet(this, s, s | TERMINATED)) {
+                    emit();
+                }
+                return;
+            }
+            if (STATE.compareAndSet(this, s, s | REQUESTED)) {
+                return;
+            }
+        }
+    }
+
+    /** Spring no longer wants the outcome: the client went away, or something upstream gave up. */
+    @Override
+    public void cancel() {
+        if (!terminate()) {
+            return;
+        }
+        requests.stats().countCancelled();
+        if (requests.cancelOnDisconnect()) {
+            interrupt();
+        }
+    }
+
+    private void expire() {
+        if (!terminate()) {
+            return;
+        }
+        requests.stats().countTimedOut();
+        interrupt();
+        actual.onError(new RequestTimeoutException(requests.timeout()));
+    }
+
+    /**
+     * Interrupts the coroutine's thread. Not {@link Coroutine#cancel()}: a coroutine cancelled before
+     * it ran never runs its code, and this request's code is what gives the slot back.
+     */
+    private void interrupt() {
+        interruptWanted = true;
+        Coroutine<?> c = coroutine;
+        if (c != null) {
+            c.thread().interrupt();
+        }
+    }
+
+    /** Frees the slot and the deadline: the coroutine's code has returned (or never started). */
+    private void release() {
+        Timer t = deadline;
+        if (t != null) {
+            t.cancel();
+        }
+        requests.stats().exit();
+    }
+
+    /** The coroutine is done: its outcome goes to Spring on the request's loop. */
+    private void handOver() {
+        if ((state & TERMINATED) != 0) {
+            return; // timed out or cancelled: nobody waits for it
+        }
+        EventExecutor l = loop;
+        if (l != null) {
+            try {
+                l.execute(this::deliver);
+                return;
+            } catch (RejectedExecutionException loopStopped) {
+                // deliver from here: Netty queues the writes for a loop that still runs
+            }
+        }
+        deliver();
+    }
+
+    private void deliver() {
+        Throwable e = error;
+        if (e != null) {
+            if (terminate()) {
+                actual.onError(e);
+            }
+            return;
+        }
+        if (value == null) {
+            if (terminate()) {
+                actual.onComplete();
+            }
+            return;
+        }
+        for (;;) {
+            int s = state;
+            if ((s & TERMINATED) != 0) {
+                return;
+            }
+            if ((s & REQUESTED) != 0) {
+                if (STATE.compareAndSet(this, s, s | TERMINATED)) {
+                    emit();
+                }
+                return;
+            }
+            if (STATE.compareAndSet(this, s, s | HAS_VALUE)) {
+                return; // request(n) emits it
+            }
+        }
+    }
+
+    private void emit() {
+        T v = value;
+        value = null;
+        if (v != null) {
+            actual.onNext(v);
+        }
+        actual.onComplete();
+    }
+
+    /** @return true for the one caller that ends the exchange with Spring */
+    private boolean terminate() {
+        for (;;) {
+            int s = state;
+            if ((s & TERMINATED) != 0) {
+                return false;
+            }
+            if (STATE.compareAndSet(this, s, s | TERMINATED)) {
+                return true;
+            }
+        }
+    }
+}

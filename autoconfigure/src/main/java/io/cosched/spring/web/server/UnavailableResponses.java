@@ -1,0 +1,50 @@
+package io.cosched.spring.web.server;
+
+import org.springframework.core.Ordered;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebExceptionHandler;
+import reactor.core.publisher.Mono;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Answers a coroutine request that timed out or was shed: 503 Service Unavailable with a
+ * problem-detail body, plus {@code Retry-After: 1} when shed. Ordered ahead of Spring Boot's error
+ * handler, which would answer 500.
+ */
+final class UnavailableResponses implements WebExceptionHandler, Ordered {
+
+    /** Before Spring Boot's {@code ErrorWebExceptionHandler} (-1) and WebFlux's status handler (0). */
+    static final int ORDER = -2;
+
+    static boolean handles(Throwable error) {
+        return error instanceof RequestTimeoutException || error instanceof CoroutineRejectedException;
+    }
+
+    @Override
+    public Mono<Void> handle(ServerWebExchange exchange, Throwable error) {
+        ServerHttpResponse response = exchange.getResponse();
+        if (!handles(error) || response.isCommitted()) {
+            return Mono.error(error); // not ours, or too late for a status: let the connection end
+        }
+        response.setStatusCode(HttpStatus.SERVICE_UNAVAILABLE);
+        HttpHeaders headers = response.getHeaders();
+        headers.setContentType(MediaType.APPLICATION_PROBLEM_JSON);
+        if (error instanceof CoroutineRejectedException) {
+            headers.set(HttpHeaders.RETRY_AFTER, "1");
+        }
+        byte[] body = ("{\"type\":\"about:blank\",\"title\":\"Service Unavailable\",\"status\":503,\"detail\":\""
+                + error.getMessage() + "\"}").getBytes(StandardCharsets.UTF_8);
+        headers.setContentLength(body.length);
+        return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
+    }
+
+    @Override
+    public int getOrder() {
+        return ORDER;
+    }
+}
