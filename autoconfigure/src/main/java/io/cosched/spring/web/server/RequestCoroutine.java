@@ -145,6 +145,9 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
                 if (s != null) {
                     s.cancel(); // stop reading the body, or whatever else it waits for
                 }
+                // after a timeout or a cancel nobody waits for this; interrupted by anything else
+                // (the IOManager stopping), the request fails rather than answering empty
+                error = interrupted;
                 return;
             }
         }
