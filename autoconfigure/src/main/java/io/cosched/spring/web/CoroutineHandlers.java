@@ -52,13 +52,7 @@ public final class CoroutineHandlers {
         this.runner = new Runner() {
             @Override
             public <T> Mono<T> run(Callable<? extends Mono<T>> call) {
-                return Mono.defer(() -> {
-                    try {
-                        return call.call();
-                    } catch (Exception e) {
-                        return Mono.<T>error(e);
-                    }
-                }).subscribeOn(scheduler);
+                return Mono.fromCallable(call).flatMap(response -> response).subscribeOn(scheduler);
             }
         };
     }

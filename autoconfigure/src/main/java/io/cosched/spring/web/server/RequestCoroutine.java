@@ -217,21 +217,7 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
             Operators.reportBadRequest(n);
             return;
         }
-        for (;;) {
-            int s = state;
-            if ((s & (TERMINATED | REQUESTED)) != 0) {
-                return;
-            }
-            if ((s & HAS_VALUE) != 0) {
-                if (STATE.compareAndSet(this, s, s | TERMINATED)) {
-                    emit();
-                }
-                return;
-            }
-            if (STATE.compareAndSet(this, s, s | REQUESTED)) {
-                return;
-            }
-        }
+        arrive(REQUESTED);
     }
 
     /** Spring no longer wants the outcome: the client went away, or something upstream gave up. */
@@ -307,19 +293,26 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
             }
             return;
         }
+        arrive(HAS_VALUE);
+    }
+
+    /**
+     * Records a request or the value; whichever comes second emits the value, once. Neither counts
+     * after the exchange has ended (timed out, cancelled).
+     */
+    private void arrive(int bit) {
         for (;;) {
             int s = state;
-            if ((s & TERMINATED) != 0) {
+            if ((s & (TERMINATED | bit)) != 0) {
                 return;
             }
-            if ((s & REQUESTED) != 0) {
-                if (STATE.compareAndSet(this, s, s | TERMINATED)) {
+            int next = s | bit;
+            boolean both = (next & (REQUESTED | HAS_VALUE)) == (REQUESTED | HAS_VALUE);
+            if (STATE.compareAndSet(this, s, both ? next | TERMINATED : next)) {
+                if (both) {
                     emit();
                 }
                 return;
-            }
-            if (STATE.compareAndSet(this, s, s | HAS_VALUE)) {
-                return; // request(n) emits it
             }
         }
     }
