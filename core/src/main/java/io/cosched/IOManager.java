@@ -63,6 +63,20 @@ public final class IOManager extends CoroutineScheduler {
     }
 
     /**
+     * A group of one event loop for a server's listening socket (Netty's "boss" group), made on first
+     * use and stopped with this IOManager. It carries no coroutine, so a loop stuck in a handler cannot
+     * stop the server from accepting; give it to the server as its parent group and
+     * {@link #eventLoopGroup()} as the child group. New connections then go round-robin to the loops
+     * that are moving: a loop the stall watchdog sees stuck, or that has been in one task for a tenth
+     * of {@code stallThreshold}, is skipped while another is free.
+     *
+     * @throws java.util.concurrent.RejectedExecutionException if this IOManager is stopping or stopped
+     */
+    public EventLoopGroup acceptorGroup() {
+        return runtime.acceptorGroup();
+    }
+
+    /**
      * Event loop {@code index} (0-based, below {@link SchedulerStats#threads()}), for a Netty channel
      * that should live on it.
      *

@@ -27,7 +27,9 @@ package io.cosched;
  * @param remoteWakeups   resumes asked for by any other thread (a JDK poller or unparker thread, a pool
  *                        thread, another loop): each costs a thread hop, and for a loop an eventfd write
  * @param stalls          stalls detected since start: times a carrier was seen stuck in one task past
- *                        the stall threshold (0 when the watchdog is off)
+ *                        the stall threshold, burning CPU or blocked (0 when the watchdog is off)
+ * @param starvations     times a carrier sat a stall threshold in one task mostly waiting for a CPU the
+ *                        OS did not give it (an overloaded host or CPU-throttled container): not stalls
  * @param stalledThreads  carriers stuck right now
  * @param state           {@code NEW}, {@code RUNNING}, {@code STOPPING}, {@code STOPPED}, or {@code FAILED}
  *                        when it should be running but a carrier thread died or its event loop was shut down
@@ -51,6 +53,7 @@ public record SchedulerStats(
         long localWakeups,
         long remoteWakeups,
         long stalls,
+        long starvations,
         int stalledThreads,
         String state) {
 }

@@ -25,7 +25,7 @@ class StatsTest {
             for (int i = 0; i < 10; i++) {
                 io.spawn(() -> 1).join();
             }
-            SchedulerStats quiet = new SchedulerStats("quiet-io", "io", MODE, "epoll", 2, 0, 2, 0, 0, 0, 0, 0, 0, 0, 10, 0, 0, 0, 0, "RUNNING");
+            SchedulerStats quiet = new SchedulerStats("quiet-io", "io", MODE, "epoll", 2, 0, 2, 0, 0, 0, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0, "RUNNING");
             // the last carrier step may still be finishing when join() returns: wait for the quiet state, then hold it
             eventually(Duration.ofSeconds(5), () -> io.stats().equals(quiet), () -> io.stats().toString());
             assertThat(io.stats()).isEqualTo(quiet);
@@ -39,7 +39,7 @@ class StatsTest {
             for (int i = 0; i < 7; i++) {
                 pool.spawn(() -> 1).join();
             }
-            SchedulerStats quiet = new SchedulerStats("quiet-pool", "pool", MODE, "none", 3, 0, 3, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, "RUNNING");
+            SchedulerStats quiet = new SchedulerStats("quiet-pool", "pool", MODE, "none", 3, 0, 3, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, "RUNNING");
             eventually(Duration.ofSeconds(5), () -> pool.stats().equals(quiet), () -> pool.stats().toString());
             assertThat(pool.stats()).isEqualTo(quiet);
         }

@@ -43,6 +43,12 @@ public abstract class CarrierBase implements RunTarget {
     private long localWakeups;
     private final LongAdder remoteWakeups = new LongAdder();
     volatile boolean stalled; // set and cleared by the stall watchdog
+    // When somebody looking (the watchdog, a loop chooser) first saw the current progress count: how
+    // long the carrier has been in one task, without the carrier reading a clock. Lookers write it
+    // racily; a lost update only makes a look count from later.
+    private volatile long lookedProgress = -1;
+    private volatile long lookedAt;
+    private volatile long osThreadId = ThreadTimes.UNKNOWN; // set by the carrier thread as it starts
 
     protected CarrierBase(int index, String threadName) {
         this.index = index;
@@ -116,6 +122,28 @@ public abstract class CarrierBase implements RunTarget {
     /** Whether the stall watchdog sees this carrier stuck in one task now. */
     public final boolean isStalled() {
         return stalled;
+    }
+
+    /**
+     * Whether, as far as lookers have seen by {@code now}, this carrier has been inside the same task
+     * for at least {@code nanos}. Every call is a look: a new task seen now counts from now.
+     */
+    final boolean inOneTaskFor(long nanos, long now) {
+        long p = progress();
+        if (current == null) {
+            return false;
+        }
+        if (p != lookedProgress) {
+            lookedAt = now; // before the count: a looker that sees the new count sees its time
+            lookedProgress = p;
+            return false;
+        }
+        return now - lookedAt >= nanos;
+    }
+
+    /** The carrier thread's id in the OS, or {@link ThreadTimes#UNKNOWN}. */
+    final long osThreadId() {
+        return osThreadId;
     }
 
     /** {@code stalled}, {@code busy} (running a task) or {@code idle}. */
@@ -232,6 +260,16 @@ public abstract class CarrierBase implements RunTarget {
         return false;
     }
 
+    /**
+     * Called by the watchdog while this carrier is stalled: runs elsewhere what this carrier was to
+     * run at a time (its due timers).
+     *
+     * @return when to call again, or {@link Long#MAX_VALUE} for never
+     */
+    long rescueTimers(long now) {
+        return Long.MAX_VALUE;
+    }
+
     /** Runs one queued item: a coroutine step or a foreign continuation. */
     protected final void runQueued(Runnable item) {
         begin(item);
@@ -274,6 +312,12 @@ public abstract class CarrierBase implements RunTarget {
 
         public CarrierBase carrier() {
             return carrier;
+        }
+
+        @Override
+        public void run() {
+            carrier.osThreadId = ThreadTimes.currentOsThreadId();
+            super.run();
         }
     }
 

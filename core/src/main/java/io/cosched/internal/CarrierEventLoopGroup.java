@@ -10,7 +10,7 @@ import java.util.concurrent.Executor;
 /**
  * Netty's multi-thread I/O group whose loops run on cosched carrier threads: loop {@code i}'s
  * thread is named {@code <name>-i} and knows its {@link LoopCarrier}, whatever order the loops
- * start in.
+ * start in. New channels registered with the group go to a loop picked by a {@link LoopChooser}.
  */
 final class CarrierEventLoopGroup extends MultiThreadIoEventLoopGroup {
 
@@ -24,8 +24,9 @@ final class CarrierEventLoopGroup extends MultiThreadIoEventLoopGroup {
         }
     }
 
-    CarrierEventLoopGroup(LoopCarrier[] carriers, IoHandlerFactory ioHandlerFactory) {
-        super(carriers.length, (Executor) null, ioHandlerFactory, new Children(carriers));
+    CarrierEventLoopGroup(LoopCarrier[] carriers, IoHandlerFactory ioHandlerFactory, long stallThresholdNanos, Ticker ticker) {
+        super(carriers.length, (Executor) null, ioHandlerFactory,
+                executors -> new LoopChooser(carriers, stallThresholdNanos, ticker), new Children(carriers));
     }
 
     @Override

@@ -3,7 +3,10 @@ package io.cosched.internal;
 import io.cosched.Transport;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.util.concurrent.FastThreadLocalThread;
 
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -19,17 +22,26 @@ public final class IoRuntime extends SchedulerCore {
     private final IoTransport transport;
     private final IoTimerManager timerManager;
     private final AtomicInteger roundRobin = new AtomicInteger();
+    private final boolean daemon;
     private boolean carriersClosed; // guarded by this
+    private EventLoopGroup acceptor; // guarded by this; made on first use
 
     public IoRuntime(String name, int threads, Transport transport, boolean daemon, boolean requireCarrierMode,
                      long stallThresholdNanos, boolean trackCoroutines) {
-        super(name, requireCarrierMode, stallThresholdNanos, trackCoroutines);
+        this(name, threads, transport, daemon, requireCarrierMode, stallThresholdNanos, trackCoroutines, Ticker.SYSTEM);
+    }
+
+    /** With the clock of the timers and the loop chooser given: tests drive it. */
+    IoRuntime(String name, int threads, Transport transport, boolean daemon, boolean requireCarrierMode,
+              long stallThresholdNanos, boolean trackCoroutines, Ticker ticker) {
+        super(name, requireCarrierMode, stallThresholdNanos, trackCoroutines, ticker);
         this.transport = IoTransport.select(transport);
+        this.daemon = daemon;
         this.carriers = new LoopCarrier[threads];
         for (int i = 0; i < threads; i++) {
-            carriers[i] = new LoopCarrier(this, i, name + "-" + i, daemon, Ticker.SYSTEM);
+            carriers[i] = new LoopCarrier(this, i, name + "-" + i, daemon, ticker);
         }
-        this.group = new CarrierEventLoopGroup(carriers, this.transport.handlerFactory());
+        this.group = new CarrierEventLoopGroup(carriers, this.transport.handlerFactory(), stallThresholdNanos, ticker);
         // Should anyone else shut the group down, nothing queued on it may be lost.
         this.group.terminationFuture().addListener(f -> closeCarriers());
         this.timerManager = new IoTimerManager(this);
@@ -37,6 +49,26 @@ public final class IoRuntime extends SchedulerCore {
 
     public EventLoopGroup group() {
         return group;
+    }
+
+    /**
+     * A one-loop group for a server's listening socket, made on first use: accepting runs on a thread
+     * that carries no coroutine, so a stuck loop cannot stop new connections from coming in; they are
+     * registered with {@link #group()}, whose chooser skips stuck loops.
+     */
+    public synchronized EventLoopGroup acceptorGroup() {
+        if (acceptor == null) {
+            if (state() >= STOPPING) {
+                throw rejected();
+            }
+            String threadName = name + "-acceptor";
+            acceptor = new MultiThreadIoEventLoopGroup(1, (ThreadFactory) r -> {
+                Thread t = new FastThreadLocalThread(r, threadName);
+                t.setDaemon(daemon);
+                return t;
+            }, transport.handlerFactory());
+        }
+        return acceptor;
     }
 
     @Override
@@ -125,6 +157,7 @@ public final class IoRuntime extends SchedulerCore {
         return new Bootstrap().group(carrier(index).loop()).channelFactory(transport.socketChannelFactory());
     }
 
+    /** The loop with the fewest live coroutines, round-robin among equals; a stalled one only when all are. */
     LoopCarrier leastLoaded() {
         int n = carriers.length;
         if (n == 1) {
@@ -132,10 +165,10 @@ public final class IoRuntime extends SchedulerCore {
         }
         int start = Math.floorMod(roundRobin.getAndIncrement(), n);
         LoopCarrier best = carriers[start];
-        int bestLive = best.liveCoroutines();
+        int bestLive = best.isStalled() ? Integer.MAX_VALUE : best.liveCoroutines();
         for (int k = 1; k < n && bestLive > 0; k++) {
             LoopCarrier c = carriers[(start + k) % n];
-            int live = c.liveCoroutines();
+            int live = c.isStalled() ? Integer.MAX_VALUE : c.liveCoroutines();
             if (live < bestLive) {
                 best = c;
                 bestLive = live;
@@ -184,6 +217,13 @@ public final class IoRuntime extends SchedulerCore {
 
     @Override
     protected void shutDownCarriers() {
+        EventLoopGroup a;
+        synchronized (this) {
+            a = acceptor;
+        }
+        if (a != null) {
+            a.shutdownGracefully(0, 0, TimeUnit.NANOSECONDS).awaitUninterruptibly(LOOP_TERMINATION_NANOS, TimeUnit.NANOSECONDS);
+        }
         group.shutdownGracefully(0, 0, TimeUnit.NANOSECONDS);
         if (!group.terminationFuture().awaitUninterruptibly(LOOP_TERMINATION_NANOS, TimeUnit.NANOSECONDS)) {
             LOG.log(System.Logger.Level.WARNING, "IOManager ''{0}'': event loops did not terminate within 10s; a loop "

@@ -104,6 +104,11 @@ public final class LoopCarrier extends CarrierBase implements Runnable {
         }
     }
 
+    @Override
+    long rescueTimers(long now) {
+        return timers.rescue(now);
+    }
+
     /** Puts the drain task in the loop's task queue unless it is there already. */
     private void scheduleDrain() {
         if (drainScheduled == 0 && DRAIN_SCHEDULED.compareAndSet(this, 0, 1)) {

@@ -5,6 +5,7 @@ import io.netty.util.concurrent.ScheduledFuture;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -12,20 +13,28 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The timers of one event loop. The {@link TimerQueue} is touched only on the loop's thread (or
- * by a coroutine mounted on it); other threads post changes to an inbox that the loop applies in
- * one task. The loop wakes for the earliest deadline through one Netty scheduled task, which Netty
- * turns into the epoll_wait timeout (timerfd), so timers cost no extra thread.
+ * The timers of one event loop. The {@link TimerQueue} is touched on the loop's thread (or by a
+ * coroutine mounted on it); other threads post changes to an inbox that the loop applies in one
+ * task. The loop wakes for the earliest deadline through one Netty scheduled task, which Netty turns
+ * into the epoll_wait timeout (timerfd), so timers cost no extra thread.
+ *
+ * <p>One exception: while the loop is stalled, the stall watchdog fires its due timers elsewhere
+ * ({@link #rescue}). So the queue sits behind a small lock, which the loop takes without contention
+ * except during a stall, and never holds while a timer's task runs (that task may be the stall).
+ * Each timer's state CAS decides who fires it: the loop or the rescuer, never both.
  */
 public final class LoopTimers implements TimerHost {
 
     private static final VarHandle INBOX_SCHEDULED;
     private static final VarHandle LOOP_PENDING;
+    private static final VarHandle LOCK;
+    private static final long NONE = Long.MAX_VALUE;
 
     static {
         try {
             INBOX_SCHEDULED = MethodHandles.lookup().findVarHandle(LoopTimers.class, "inboxScheduled", int.class);
             LOOP_PENDING = MethodHandles.lookup().findVarHandle(LoopTimers.class, "loopPending", int.class);
+            LOCK = MethodHandles.lookup().findVarHandle(LoopTimers.class, "lock", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -42,12 +51,14 @@ public final class LoopTimers implements TimerHost {
     private final AtomicInteger remotePending = new AtomicInteger();
     private final Runnable processInbox = this::processInbox;
     private final Runnable onWake = this::onWake;
-    private final java.util.function.Consumer<TimerImpl> fire = this::fire;
     private volatile int inboxScheduled;
     private volatile boolean closed;
+    private volatile int lock; // 1 while the loop or the rescuer changes the queue
 
     // loop-confined
-    private ScheduledFuture<?> wake;
+    private final ArrayList<TimerImpl> due = new ArrayList<>();
+    private final java.util.function.Consumer<TimerImpl> collectDue = due::add;
+    private ScheduledFuture<?> wake; // guarded by lock as well: armWake reads the queue
     private long wakeAt;
 
     LoopTimers(LoopCarrier carrier, Ticker ticker) {
@@ -88,8 +99,14 @@ public final class LoopTimers implements TimerHost {
         TimerImpl t = new TimerImpl(this, now, delay, recurring, task, condition, wakeThread);
         if (carrier.isCurrent()) {
             countPending(1, true);
-            queue.push(t, now + delay); // nobody else can have seen t yet: no need to read it locked
-            armWakeFor(now + delay);
+            lock();
+            try {
+                queue.push(t, now + delay); // nobody else can have seen t yet: no need to read it locked
+                armWakeFor(now + delay);
+            } finally {
+                unlock();
+            }
+            nudgeIfStalled();
         } else {
             countPending(1, false);
             post(t);
@@ -106,7 +123,12 @@ public final class LoopTimers implements TimerHost {
     public void cancelled(TimerImpl t) {
         if (carrier.isCurrent()) {
             countPending(-1, true);
-            queue.forget(t);
+            lock();
+            try {
+                queue.forget(t);
+            } finally {
+                unlock();
+            }
         } else {
             countPending(-1, false);
             post(t);
@@ -116,8 +138,14 @@ public final class LoopTimers implements TimerHost {
     @Override
     public void moved(TimerImpl t) {
         if (carrier.isCurrent()) {
-            queue.sync(t);
-            armWakeFor(t.linkedDeadline);
+            lock();
+            try {
+                queue.sync(t);
+                armWakeFor(t.linkedDeadline);
+            } finally {
+                unlock();
+            }
+            nudgeIfStalled();
         } else {
             post(t);
         }
@@ -125,6 +153,7 @@ public final class LoopTimers implements TimerHost {
 
     private void post(TimerImpl t) {
         inbox.offer(t);
+        nudgeIfStalled();
         if (inboxScheduled == 0 && INBOX_SCHEDULED.compareAndSet(this, 0, 1)) {
             try {
                 carrier.loop().execute(processInbox);
@@ -138,29 +167,114 @@ public final class LoopTimers implements TimerHost {
     private void processInbox() {
         assert carrier.inCarrierThread();
         inboxScheduled = 0;
+        lock();
+        try {
+            applyInbox();
+        } finally {
+            unlock();
+        }
+        runDue();
+    }
+
+    private void applyInbox() {
         TimerImpl t;
         while ((t = inbox.poll()) != null) {
             queue.sync(t);
         }
-        runDue();
     }
 
     private void onWake() {
         assert carrier.inCarrierThread();
+        lock();
         wake = null;
+        unlock();
         runDue();
     }
 
+    /** Fires what is due, outside the lock (a task may be long, or add timers), then re-arms the wake. */
     private void runDue() {
-        queue.expire(ticker.nanoTime(), fire);
-        armWake();
+        lock();
+        try {
+            queue.expire(ticker.nanoTime(), collectDue);
+        } finally {
+            unlock();
+        }
+        for (int i = 0, n = due.size(); i < n; i++) {
+            TimerImpl t = due.get(i);
+            if (!t.recurring) {
+                countPending(-1, true);
+            }
+            carrier.runTimer(t);
+        }
+        due.clear();
+        lock();
+        try {
+            armWake();
+        } finally {
+            unlock();
+        }
     }
 
-    private void fire(TimerImpl t) {
-        if (!t.recurring) {
-            countPending(-1, true);
+    /**
+     * Fires, away from this stalled loop, its timers due by {@code now}: called by the stall watchdog.
+     * A coroutine's wake-up unparks it from here, and its home being stalled, it resumes on another
+     * loop; a task runs on another loop (or, with none free, on the JDK's default scheduler).
+     *
+     * @return the next deadline in the queue, or {@link Long#MAX_VALUE} when it is empty
+     */
+    long rescue(long now) {
+        ArrayList<TimerImpl> fired = new ArrayList<>();
+        long next;
+        lock();
+        try {
+            if (closed) {
+                return NONE;
+            }
+            applyInbox(); // a wake-up of a coroutine homed here but running elsewhere lands in the inbox
+            queue.expire(now, fired::add);
+            next = queue.isEmpty() ? NONE : queue.nextWakeNanos();
+        } finally {
+            unlock();
         }
-        carrier.runTimer(t);
+        for (TimerImpl t : fired) {
+            if (!t.recurring) {
+                countPending(-1, false);
+            }
+            if (t.isWakeUp()) {
+                t.runTask();
+            } else {
+                carrier.runtime.spillTarget(carrier).submitForeign(() -> runRescued(t));
+            }
+        }
+        return next;
+    }
+
+    private void runRescued(TimerImpl t) {
+        try {
+            t.runTask();
+        } catch (Throwable e) {
+            CarrierBase.LOG.log(System.Logger.Level.WARNING, "cosched timer task " + t.task() + " threw (fired away from "
+                    + "its stalled loop " + carrier.threadName() + ")" + (t.recurring ? " (the recurring timer stays armed)" : ""), e);
+        }
+    }
+
+    /** Tells the watchdog of a change to a stalled loop's timers: it fires them now, not at its next look. */
+    private void nudgeIfStalled() {
+        if (carrier.stalled) {
+            carrier.runtime.nudgeWatchdog();
+        }
+    }
+
+    // A spin lock: held for a few list operations at a time, by the loop and, during a stall, the
+    // watchdog. Not reentrant: nothing called under it takes it again.
+    private void lock() {
+        while (!LOCK.compareAndSet(this, 0, 1)) {
+            Thread.onSpinWait();
+        }
+    }
+
+    private void unlock() {
+        LOCK.setRelease(this, 0);
     }
 
     /**
@@ -200,11 +314,17 @@ public final class LoopTimers implements TimerHost {
      * @return how many user timers were cancelled
      */
     int close() {
-        closed = true;
-        TimerImpl t;
-        while ((t = inbox.poll()) != null) {
-            queue.sync(t);
+        lock();
+        try {
+            return closeLocked();
+        } finally {
+            unlock();
         }
+    }
+
+    private int closeLocked() {
+        closed = true;
+        applyInbox();
         int[] cancelled = {0};
         long now = ticker.nanoTime();
         queue.drain(timer -> {

@@ -48,6 +48,7 @@ public abstract class SchedulerCore {
     final CarrierSupport support;
     final boolean carrierMode;
     private final long stallThresholdNanos;
+    private final Ticker ticker;
     private final Set<CoroutineImpl<?>> tracked; // null unless tracking was asked for
     final RunTarget orphanTarget;
     private volatile int state = NEW;
@@ -66,6 +67,12 @@ public abstract class SchedulerCore {
      * @param trackCoroutines     whether to keep a set of live coroutines for {@link #coroutines()}
      */
     protected SchedulerCore(String name, boolean requireCarrierMode, long stallThresholdNanos, boolean trackCoroutines) {
+        this(name, requireCarrierMode, stallThresholdNanos, trackCoroutines, Ticker.SYSTEM);
+    }
+
+    /** @param ticker the clock of the watchdog (and of an IOManager's timers and loop chooser) */
+    SchedulerCore(String name, boolean requireCarrierMode, long stallThresholdNanos, boolean trackCoroutines, Ticker ticker) {
+        this.ticker = ticker;
         this.name = name;
         this.support = CarrierSupport.get();
         this.carrierMode = support.isCarrierMode();
@@ -143,17 +150,49 @@ public abstract class SchedulerCore {
     /** Starts the stall watchdog, once the carriers exist; after {@link #markStarted}. */
     protected final void startWatchdog() {
         if (stallThresholdNanos > 0) {
-            StallWatchdog w = new StallWatchdog(this, carrierArray(), stallThresholdNanos, Ticker.SYSTEM);
+            StallWatchdog w = new StallWatchdog(this, carrierArray(), stallThresholdNanos, ticker, ThreadTimes.SYSTEM,
+                    StallWatchdog.HICCUP);
             watchdog = w;
             w.start();
         }
     }
 
-    /** Installs a watchdog driven by {@code ticker} and nobody else; tests call {@code check} themselves. */
+    /**
+     * Installs a watchdog driven by {@code ticker} and nobody else; tests call {@code check} themselves.
+     * It sees every carrier burn CPU the whole time it looks, unless given other {@code times}.
+     */
     StallWatchdog manualWatchdog(long thresholdNanos, Ticker ticker) {
-        StallWatchdog w = new StallWatchdog(this, carrierArray(), thresholdNanos, ticker);
+        return manualWatchdog(thresholdNanos, ticker, new ThreadTimes() {
+            @Override
+            public long cpuNanos(CarrierBase carrier) {
+                return ticker.nanoTime();
+            }
+
+            @Override
+            public long runQueueNanos(CarrierBase carrier) {
+                return 0;
+            }
+        }, Long.MAX_VALUE);
+    }
+
+    /** With the carriers' thread times from {@code times}, distrusting gaps between looks over {@code hiccupNanos}. */
+    StallWatchdog manualWatchdog(long thresholdNanos, Ticker ticker, ThreadTimes times, long hiccupNanos) {
+        StallWatchdog w = new StallWatchdog(this, carrierArray(), thresholdNanos, ticker, times, hiccupNanos);
         watchdog = w;
         return w;
+    }
+
+    /** Makes the watchdog look now: something changed on a stalled carrier. */
+    final void nudgeWatchdog() {
+        StallWatchdog w = watchdog;
+        if (w != null) {
+            w.nudge();
+        }
+    }
+
+    /** The stall threshold in nanoseconds; 0 when the watchdog is off. */
+    final long stallThresholdNanos() {
+        return stallThresholdNanos;
     }
 
     protected final void markStopped() {
@@ -470,7 +509,8 @@ public abstract class SchedulerCore {
         StallWatchdog w = watchdog;
         return new SchedulerStats(name, type(), support.mode(), transportName(), threads, active, threads - active,
                 Math.max(0, queue), Math.max(0, live), ready, running, waiting, sleepingNow, timersPending(),
-                finished.sum(), localWakeups, remoteWakeups, w == null ? 0 : w.stalls(), stalled, publicState());
+                finished.sum(), localWakeups, remoteWakeups, w == null ? 0 : w.stalls(), w == null ? 0 : w.starvations(), stalled,
+                publicState());
     }
 
     /** One entry per carrier, in index order. */

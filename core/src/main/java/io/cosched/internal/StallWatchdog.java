@@ -6,60 +6,109 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * Notices a carrier stuck in one task past the threshold, marks it stalled so that its queued and
- * future continuations spill elsewhere, and marks it recovered once it moves again.
+ * future continuations spill elsewhere and its due timers fire elsewhere, and marks it recovered
+ * once it moves again.
  *
  * <p>The carriers pay one release store per task ({@link CarrierBase#advance}); everything else
- * happens here, on a daemon thread that looks every quarter threshold. A carrier is stuck when
- * its progress count has not moved for a threshold and either it is inside a task of ours, or
- * (an event loop) it has not answered a ping sent a threshold ago, which catches a loop blocked in
- * plain Netty or reactive code too. An idle loop answers pings at once, so it costs a wake-up per
- * half threshold and is never reported.
+ * happens here, on a daemon thread that looks every eighth of a threshold, and exactly when a
+ * suspect carrier would cross the threshold or a stalled loop's timer falls due. A carrier is a
+ * suspect when its progress count has not moved since the last look and either it is inside a task
+ * of ours, or (an event loop) it has not answered a ping, which catches a loop blocked in plain Netty
+ * or reactive code too. An idle loop answers pings at once, so it costs a wake-up per two looks and
+ * is never a suspect.
+ *
+ * <p>A suspect a threshold old is judged by where its thread's time went (see {@link ThreadTimes}):
+ * <ul>
+ *   <li>it ran on a CPU for at least half the time watched, or half a threshold on a CPU it shares:
+ *       <b>stuck</b> in a task that burns CPU;</li>
+ *   <li>it waits on a lock or in a blocking call (thread state, or off CPU without waiting for one):
+ *       <b>blocked</b>;</li>
+ *   <li>it was runnable but mostly waiting for a CPU: <b>starved</b>. The OS did not run it (an
+ *       overloaded host, a CPU-throttled container); that is not a stall. Counted, logged at most
+ *       once a minute, and nothing spills.</li>
+ * </ul>
+ * Stuck and blocked are stalls: reported once with the stack, counted, and the carrier's work moves
+ * elsewhere. The watchdog also distrusts its own eyes: when it did not get to look for a while (a
+ * GC pause stops every thread, or it was starved itself), the time it missed counts for nobody.
  */
 final class StallWatchdog implements Runnable {
 
+    /** Derive the gap after which the watchdog distrusts what it missed from the threshold. */
+    static final long HICCUP = -1;
+
     private static final System.Logger LOG = System.getLogger("io.cosched");
     private static final int STACK_FRAMES = 40;
+    private static final long NONE = Long.MAX_VALUE;
+    private static final long STARVATION_LOG_EVERY = TimeUnit.MINUTES.toNanos(1);
+
+    private enum Verdict { STUCK, BLOCKED, STARVED }
 
     private final SchedulerCore owner;
     private final CarrierBase[] carriers;
     private final long thresholdNanos;
     private final long periodNanos;
+    private final long hiccupNanos;
     private final Ticker ticker;
+    private final ThreadTimes times;
     private final LongAdder stalls = new LongAdder();
+    private final LongAdder starvations = new LongAdder();
 
     // Per carrier, confined to check() (synchronized): the last progress count seen and when it was
-    // first seen, whether a ping is out since then and when it went out, and when a stall began.
+    // first seen, whether a ping is out since then and when it went out, where the suspect's thread
+    // times stood when it became one, whether this episode was counted as starvation, when a stall
+    // began.
     private final long[] seen;
     private final long[] seenAt;
     private final boolean[] pinged;
     private final long[] pingedAt;
+    private final long[] baseAt;
+    private final long[] baseCpu;
+    private final long[] baseRunQueue;
+    private final boolean[] starved;
     private final long[] stuckSince;
+    private long lastLook = NONE;
+    private long lastStarvationLog = NONE;
+    private long starvationsAtLastLog;
 
     private volatile boolean stopped;
     private Thread thread;
 
-    StallWatchdog(SchedulerCore owner, CarrierBase[] carriers, long thresholdNanos, Ticker ticker) {
+    StallWatchdog(SchedulerCore owner, CarrierBase[] carriers, long thresholdNanos, Ticker ticker, ThreadTimes times,
+                  long hiccupNanos) {
         this.owner = owner;
         this.carriers = carriers;
         this.thresholdNanos = thresholdNanos;
-        this.periodNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), Math.min(thresholdNanos / 4, TimeUnit.SECONDS.toNanos(1)));
+        this.periodNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), Math.min(thresholdNanos / 8, TimeUnit.SECONDS.toNanos(1)));
+        // Two missed looks plus the scheduling noise of a busy machine.
+        this.hiccupNanos = hiccupNanos == HICCUP ? 2 * periodNanos + TimeUnit.MILLISECONDS.toNanos(10) : hiccupNanos;
         this.ticker = ticker;
+        this.times = times;
         int n = carriers.length;
         this.seen = new long[n];
         this.seenAt = new long[n];
         this.pinged = new boolean[n];
         this.pingedAt = new long[n];
+        this.baseAt = new long[n];
+        this.baseCpu = new long[n];
+        this.baseRunQueue = new long[n];
+        this.starved = new boolean[n];
         this.stuckSince = new long[n];
         long now = ticker.nanoTime();
         for (int i = 0; i < n; i++) {
             seen[i] = carriers[i].progress();
             seenAt[i] = now;
+            baseAt[i] = NONE;
         }
     }
 
     /** Stalls detected since start. */
     long stalls() {
         return stalls.sum();
+    }
+
+    /** Times a carrier sat a threshold in one task because it got no CPU, since start. */
+    long starvations() {
+        return starvations.sum();
     }
 
     synchronized void start() {
@@ -83,36 +132,60 @@ final class StallWatchdog implements Runnable {
         }
     }
 
-    @Override
-    public void run() {
-        while (!stopped) {
-            check(ticker.nanoTime());
-            LockSupport.parkNanos(this, periodNanos);
+    /** Look now rather than at the planned time. */
+    void nudge() {
+        Thread t = thread;
+        if (t != null) {
+            LockSupport.unpark(t);
         }
     }
 
-    /** One look at every carrier at time {@code now}. */
-    synchronized void check(long now) {
-        if (stopped) {
-            return;
+    @Override
+    public void run() {
+        while (!stopped) {
+            long next = check(ticker.nanoTime());
+            long wait = next - ticker.nanoTime();
+            if (wait > 0) {
+                LockSupport.parkNanos(this, wait);
+            }
         }
+    }
+
+    /**
+     * One look at every carrier at time {@code now}.
+     *
+     * @return when to look next
+     */
+    synchronized long check(long now) {
+        if (stopped) {
+            return now + periodNanos;
+        }
+        if (lastLook != NONE && now - lastLook > hiccupNanos) {
+            restartWindows(now); // nobody looked in between: no carrier was seen stuck all that time
+        }
+        lastLook = now;
+        long next = now + periodNanos;
         for (int i = 0; i < carriers.length; i++) {
             CarrierBase c = carriers[i];
             Thread t = c.thread();
             if (t == null || t.getState() == Thread.State.TERMINATED || c.hasFailed()) {
                 continue; // not serving: a caller carrier nobody runs, or a carrier that died (the state says FAILED)
             }
+            c.inOneTaskFor(0, now); // a look for the loop choosers too
             long p = c.progress();
             if (p != seen[i]) {
                 seen[i] = p;
                 seenAt[i] = now;
                 pinged[i] = false;
+                baseAt[i] = NONE;
+                starved[i] = false;
                 if (c.stalled) {
                     recovered(c, now - stuckSince[i]);
                 }
                 continue;
             }
             if (c.stalled) {
+                next = Math.min(next, c.rescueTimers(now));
                 // Reported once. Out of its task but no new one: a loop must first answer a ping; a
                 // carrier that cannot be pinged is idle, so it has recovered.
                 if (!c.isBusy() && !pinged[i]) {
@@ -124,22 +197,83 @@ final class StallWatchdog implements Runnable {
                 }
                 continue;
             }
+            long since;
             if (c.isBusy()) {
-                if (now - seenAt[i] >= thresholdNanos) {
-                    stalled(c, seenAt[i], now);
-                    stuckSince[i] = seenAt[i];
-                }
+                since = seenAt[i];
             } else if (!pinged[i]) {
                 pinged[i] = c.ping();
                 pingedAt[i] = now;
-            } else if (now - pingedAt[i] >= thresholdNanos) {
-                stalled(c, pingedAt[i], now);
-                stuckSince[i] = pingedAt[i];
+                continue;
+            } else {
+                since = pingedAt[i];
             }
+            if (baseAt[i] == NONE) {
+                baseAt[i] = now;
+                baseCpu[i] = times.cpuNanos(c);
+                baseRunQueue[i] = times.runQueueNanos(c);
+            }
+            if (now - since < thresholdNanos) {
+                next = Math.min(next, since + thresholdNanos);
+                continue;
+            }
+            Verdict v = judge(i, c, now);
+            if (v == Verdict.STARVED) {
+                if (!starved[i]) {
+                    starved[i] = true;
+                    starved(c, now - since);
+                }
+                continue; // still watched: should it start burning CPU, it is stuck after all
+            }
+            stuckSince[i] = since;
+            stalled(c, since, now, v);
+            next = Math.min(next, c.rescueTimers(now));
+        }
+        return next;
+    }
+
+    private void restartWindows(long now) {
+        for (int i = 0; i < carriers.length; i++) {
+            seenAt[i] = now;
+            if (pinged[i]) {
+                pingedAt[i] = now;
+            }
+            baseAt[i] = NONE;
         }
     }
 
-    private void stalled(CarrierBase c, long since, long now) {
+
+    /** Where the suspect's time went since it became one. */
+    private Verdict judge(int i, CarrierBase c, long now) {
+        long cpu = times.cpuNanos(c);
+        if (cpu == ThreadTimes.UNKNOWN || baseCpu[i] == ThreadTimes.UNKNOWN) {
+            return Verdict.STUCK; // cannot tell: take it at its word
+        }
+        long used = cpu - baseCpu[i];
+        long window = now - baseAt[i];
+        if (2 * used >= window || 2 * used >= thresholdNanos) {
+            return Verdict.STUCK; // ran most of the time watched, or half a threshold on a CPU shared with others
+        }
+        if (waitsOnPurpose(c)) {
+            return Verdict.BLOCKED;
+        }
+        long queued = times.runQueueNanos(c);
+        if (queued != ThreadTimes.UNKNOWN && baseRunQueue[i] != ThreadTimes.UNKNOWN) {
+            long offCpu = window - used;
+            if (2 * (queued - baseRunQueue[i]) < offCpu) {
+                return Verdict.BLOCKED; // off CPU, not waiting for one: a blocking call in native code
+            }
+        }
+        return Verdict.STARVED;
+    }
+
+    /** Whether the code the carrier runs is parked or waiting for a monitor (a pinned coroutine, a lock). */
+    private static boolean waitsOnPurpose(CarrierBase c) {
+        Thread t = c.currentTask() instanceof CoroutineImpl<?> co ? co.thread() : c.thread();
+        Thread.State s = t == null ? Thread.State.RUNNABLE : t.getState();
+        return s == Thread.State.BLOCKED || s == Thread.State.WAITING || s == Thread.State.TIMED_WAITING;
+    }
+
+    private void stalled(CarrierBase c, long since, long now, Verdict v) {
         c.stalled = true;
         stalls.increment();
         Object task = c.currentTask();
@@ -158,9 +292,11 @@ final class StallWatchdog implements Runnable {
             StringBuilder sb = new StringBuilder();
             sb.append(owner.kind()).append(" '").append(owner.name()).append("': carrier ").append(c.threadName())
                     .append(" has been stuck for ").append(millis(now - since)).append(" ms (threshold ")
-                    .append(millis(thresholdNanos)).append(" ms) in ").append(what).append("; ").append(spilled)
-                    .append(" queued continuations spilled, and continuations for it spill to other carriers until it "
-                            + "moves again. Stack:");
+                    .append(millis(thresholdNanos)).append(" ms) in ").append(what)
+                    .append(v == Verdict.BLOCKED ? ", blocked (waiting on a lock or in a blocking call)" : ", running")
+                    .append("; ").append(spilled)
+                    .append(" queued continuations spilled, and continuations and due timers for it go to other "
+                            + "carriers until it moves again. Stack:");
             int frames = Math.min(stack.length, STACK_FRAMES);
             for (int k = 0; k < frames; k++) {
                 sb.append("\n\tat ").append(stack[k]);
@@ -169,6 +305,20 @@ final class StallWatchdog implements Runnable {
                 sb.append("\n\t... ").append(stack.length - frames).append(" more");
             }
             LOG.log(System.Logger.Level.WARNING, sb.toString());
+        }
+    }
+
+    private void starved(CarrierBase c, long waitedNanos) {
+        starvations.increment();
+        long now = ticker.nanoTime();
+        if (lastStarvationLog == NONE || now - lastStarvationLog >= STARVATION_LOG_EVERY) {
+            long count = starvations.sum();
+            LOG.log(System.Logger.Level.INFO, "{0} ''{1}'': carrier {2} sat {3} ms in one task mostly waiting for a "
+                    + "CPU: the host or container is short of CPU. Not a stall, nothing moved; {4} such waits since the "
+                    + "last line like this (meter cosched.starvations).", owner.kind(), owner.name(), c.threadName(),
+                    millis(waitedNanos), count - starvationsAtLastLog);
+            lastStarvationLog = now;
+            starvationsAtLastLog = count;
         }
     }
 

@@ -140,6 +140,109 @@ class StallWatchdogTest {
         assertThat(messages(Level.INFO)).anySatisfy(m -> assertThat(m).contains("stall-pool-0 moves again"));
     }
 
+    /** Thread times a test sets: CPU used and run-queue wait, per carrier index. */
+    private static final class SetTimes implements ThreadTimes {
+        final long[] cpu = new long[2];
+        final long[] queued = new long[2];
+
+        @Override
+        public long cpuNanos(CarrierBase carrier) {
+            return cpu[carrier.index()];
+        }
+
+        @Override
+        public long runQueueNanos(CarrierBase carrier) {
+            return queued[carrier.index()];
+        }
+    }
+
+    /** A pool of two whose carrier 0 runs a hog, watched by a manual watchdog on {@code now}. */
+    private PoolRuntime hoggedPool(String name) throws InterruptedException {
+        PoolRuntime pool = new PoolRuntime(name, 2, false, true, false, NO_WATCHDOG, false);
+        scheduler = pool;
+        pool.start();
+        CountDownLatch started = new CountDownLatch(1);
+        pool.spawn((Runnable) () -> spinUntilReleased(started), pool.carrier(0), false);
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+        return pool;
+    }
+
+    @Test
+    @Tag("carrier-only")
+    void aCarrierThatWaitedForACpuIsCountedAsStarvedNotReportedAndStillWatched() throws Exception {
+        PoolRuntime pool = hoggedPool("starved-pool");
+        long[] now = {0};
+        SetTimes times = new SetTimes();
+        StallWatchdog watchdog = pool.manualWatchdog(100 * MS, () -> now[0], times, Long.MAX_VALUE);
+
+        watchdog.check(0);
+        watchdog.check(10 * MS); // a suspect from here: the baseline of its thread times
+        now[0] = 120 * MS;
+        times.cpu[0] = 2 * MS;    // ran 2 ms of 110
+        times.queued[0] = 100 * MS; // and waited 100 ms for a CPU
+        watchdog.check(now[0]);
+        watchdog.check(now[0] += 20 * MS); // the same wait is counted once
+        assertThat(pool.stats().stalls()).isZero();
+        assertThat(pool.stats().starvations()).isEqualTo(1);
+        assertThat(pool.stats().stalledThreads()).isZero();
+        assertThat(pool.carrierStats().get(0).state()).isEqualTo("busy"); // nothing spills
+        assertThat(messages(Level.WARNING)).isEmpty();
+        assertThat(messages(Level.INFO)).singleElement().satisfies(m -> assertThat(m)
+                .contains("carrier starved-pool-0", "waiting for a CPU", "Not a stall", "cosched.starvations"));
+
+        // Once it has run half a threshold on the CPU it gets, it is stuck after all.
+        times.cpu[0] = 52 * MS;
+        watchdog.check(now[0] += 20 * MS);
+        assertThat(pool.stats().stalls()).isEqualTo(1);
+        assertThat(messages(Level.WARNING)).singleElement().satisfies(m -> assertThat(m)
+                .contains("carrier starved-pool-0", "has been stuck for 160 ms", "running", "spinUntilReleased"));
+    }
+
+    @Test
+    @Tag("carrier-only")
+    void aCarrierOffCpuWithoutWaitingForOneIsBlockedAndThatIsAStall() throws Exception {
+        PoolRuntime pool = hoggedPool("blocked-pool");
+        long[] now = {0};
+        SetTimes times = new SetTimes(); // neither CPU nor run queue moves: asleep in a blocking call
+        StallWatchdog watchdog = pool.manualWatchdog(100 * MS, () -> now[0], times, Long.MAX_VALUE);
+        watchdog.check(0);
+        watchdog.check(10 * MS);
+        watchdog.check(now[0] = 100 * MS);
+        assertThat(pool.stats().stalls()).isEqualTo(1);
+        assertThat(pool.stats().starvations()).isZero();
+        assertThat(messages(Level.WARNING)).singleElement().satisfies(m -> assertThat(m)
+                .contains("carrier blocked-pool-0", "blocked (waiting on a lock or in a blocking call)"));
+    }
+
+    @Test
+    @Tag("carrier-only")
+    void timeTheWatchdogDidNotLookCountsForNobody() throws Exception {
+        PoolRuntime pool = hoggedPool("hiccup-pool");
+        long[] now = {0};
+        StallWatchdog watchdog = pool.manualWatchdog(100 * MS, () -> now[0], new ThreadTimes() {
+            @Override
+            public long cpuNanos(CarrierBase carrier) {
+                return now[0];
+            }
+
+            @Override
+            public long runQueueNanos(CarrierBase carrier) {
+                return 0;
+            }
+        }, 30 * MS);
+        watchdog.check(0);
+        watchdog.check(now[0] = 10 * MS);
+        watchdog.check(now[0] = 150 * MS); // a 140 ms gap, as in a GC pause: the hog's window starts again
+        assertThat(pool.stats().stalls()).isZero();
+        for (now[0] = 170 * MS; now[0] < 250 * MS; now[0] += 20 * MS) {
+            watchdog.check(now[0]);
+        }
+        assertThat(pool.stats().stalls()).isZero();
+        watchdog.check(now[0] = 250 * MS); // watched without a gap for 100 ms
+        assertThat(pool.stats().stalls()).isEqualTo(1);
+        assertThat(messages(Level.WARNING)).singleElement().satisfies(m -> assertThat(m).contains("stuck for 100 ms"));
+    }
+
     private static boolean isBusy(SchedulerCore s, int carrier) {
         return s.carrierArray()[carrier].isBusy();
     }

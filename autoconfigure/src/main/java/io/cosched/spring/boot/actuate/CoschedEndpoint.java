@@ -92,14 +92,14 @@ public class CoschedEndpoint {
     public record SchedulerReport(String type, String mode, String transport, String state, int threads,
             int activeThreads, int idleThreads, int stalledThreads, long queueDepth, long coroutines, long ready,
             long running, long waiting, long sleeping, long timersPending, long completedTasks, long localWakeups,
-            long remoteWakeups, long stalls, List<CarrierStats> carriers) {
+            long remoteWakeups, long stalls, long starvations, List<CarrierStats> carriers) {
 
         static SchedulerReport of(Scheduler s) {
             SchedulerStats t = s.stats();
             return new SchedulerReport(t.type(), t.mode(), t.transport(), t.state(), t.threads(), t.activeThreads(),
                     t.idleThreads(), t.stalledThreads(), t.queueDepth(), t.coroutines(), t.ready(), t.running(),
                     t.waiting(), t.sleeping(), t.timersPending(), t.completedTasks(), t.localWakeups(), t.remoteWakeups(),
-                    t.stalls(), s.carrierStats());
+                    t.stalls(), t.starvations(), s.carrierStats());
         }
     }
 

@@ -5,9 +5,11 @@ import io.netty.channel.EventLoopGroup;
 import reactor.netty.resources.LoopResources;
 
 /**
- * Reactor Netty's loop resources backed by the IOManager's event loops, for the server and for
- * Reactor Netty clients alike. Reactor Netty picks the epoll channel types itself when the group is
- * an epoll group. Disposing it does nothing: the IOManager's lifecycle owns the loops.
+ * Reactor Netty's loop resources backed by the IOManager: its event loops for connections, server
+ * and client alike, and its acceptor loop for the server's listening socket, so that a loop stuck in
+ * a handler cannot stop the server from accepting (new connections go to loops that are moving).
+ * Reactor Netty picks the epoll channel types itself when the groups are epoll groups. Disposing it
+ * does nothing: the IOManager's lifecycle owns the loops.
  */
 final class IOManagerLoopResources implements LoopResources {
 
@@ -20,6 +22,11 @@ final class IOManagerLoopResources implements LoopResources {
     @Override
     public EventLoopGroup onServer(boolean useNative) {
         return io.eventLoopGroup();
+    }
+
+    @Override
+    public EventLoopGroup onServerSelect(boolean useNative) {
+        return io.acceptorGroup();
     }
 
     @Override

@@ -27,6 +27,13 @@ final class Http {
         return client.sendAsync(request(path).GET().build(), HttpResponse.BodyHandlers.ofString());
     }
 
+    /** Sends {@code path} over a new connection of its own (a client made for it). */
+    CompletableFuture<HttpResponse<String>> getOnNewConnection(String path) {
+        HttpClient fresh = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(10)).build();
+        return fresh.sendAsync(request(path).GET().build(), HttpResponse.BodyHandlers.ofString());
+    }
+
     /**
      * Sends {@code path} on {@code connections} new connections at once and returns the first answer:
      * the server spreads new connections over its loops, so one of them reaches a loop that is not stuck.

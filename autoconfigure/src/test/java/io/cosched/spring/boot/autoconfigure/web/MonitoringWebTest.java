@@ -53,6 +53,7 @@ class MonitoringWebTest {
         assertThat(pool.get("queueDepth").asLong()).isZero();
         assertThat(pool.get("coroutines").asLong()).isZero();
         assertThat(pool.get("stalls").asLong()).isZero();
+        assertThat(pool.get("starvations").asLong()).isZero();
         assertThat(pool.get("carriers")).hasSize(2);
         for (JsonNode c : pool.get("carriers")) {
             assertThat(c.get("state").asString()).isEqualTo("idle");
@@ -134,6 +135,7 @@ class MonitoringWebTest {
         String prometheus = app.http().get("/actuator/prometheus").body();
         assertThat(prometheus).contains("cosched_tasks_completed_total{scheduler=\"test-io\"}",
                 "cosched_scheduler_threads_active{scheduler=\"test-io\"}", "cosched_stalls_total{scheduler=\"cosched\"} 0.0",
+                "cosched_starvations_total{scheduler=\"test-io\"}",
                 "cosched_web_in_flight", "cosched_web_timeouts_total", "cosched_web_shed_total", "cosched_web_cancelled_total");
     }
 

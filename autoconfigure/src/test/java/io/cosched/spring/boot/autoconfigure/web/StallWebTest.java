@@ -18,6 +18,9 @@ import tools.jackson.databind.ObjectMapper;
 
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -105,13 +108,76 @@ class StallWebTest {
     }
 
     /**
+     * Issue 14's first target, in small: while either of two loops runs a hog, requests on new
+     * connections are all answered, promptly, by the other. The server accepts on a thread of its
+     * own (before, a hog on loop 0 also stopped accepting), and new connections skip the stuck loop.
+     */
+    @Test
+    @Order(3)
+    void whileEitherLoopRunsAHogNewConnectionsAreServedPromptlyByTheOther() throws Exception {
+        for (String stuck : List.of("test-io-0", "test-io-1")) {
+            WebTestApp.Probe.holding = new CountDownLatch(1);
+            WebTestApp.Probe.release = new CountDownLatch(1);
+            CompletableFuture<HttpResponse<String>> hog = hogOn(stuck);
+            List<Long> millis = new ArrayList<>();
+            try {
+                Await.until(() -> io().stats().stalledThreads() == 1, () -> "no stall reported: " + io().stats());
+                for (int batch = 0; batch < 5; batch++) {
+                    List<CompletableFuture<HttpResponse<String>>> sent = new ArrayList<>();
+                    List<CompletableFuture<Long>> took = new ArrayList<>();
+                    for (int i = 0; i < 8; i++) {
+                        long start = System.nanoTime();
+                        CompletableFuture<HttpResponse<String>> f = app.http().getOnNewConnection("/thread");
+                        sent.add(f);
+                        took.add(f.thenApply(r -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)));
+                    }
+                    for (int i = 0; i < sent.size(); i++) {
+                        HttpResponse<String> r = sent.get(i).get(30, TimeUnit.SECONDS);
+                        assertThat(r.statusCode()).isEqualTo(200);
+                        assertThat(r.body()).doesNotEndWith("@" + stuck);
+                        millis.add(took.get(i).get());
+                    }
+                }
+            } finally {
+                WebTestApp.Probe.release.countDown();
+            }
+            assertThat(hog.get(30, TimeUnit.SECONDS).body()).isEqualTo("hogged " + stuck);
+            Collections.sort(millis);
+            long p99 = millis.get((int) Math.ceil(millis.size() * 0.99) - 1);
+            assertThat(p99).as("p99 of 40 new connections' requests while %s hogs, ms: %s", stuck, millis)
+                    .isLessThanOrEqualTo(200);
+            Await.until(() -> io().stats().stalledThreads() == 0, () -> "still stalled: " + io().stats());
+        }
+    }
+
+    /** Starts {@code /hog} on loop {@code loop}: new connections until one lands there. */
+    private static CompletableFuture<HttpResponse<String>> hogOn(String loop) throws Exception {
+        for (int attempt = 0; attempt < 20; attempt++) {
+            CompletableFuture<HttpResponse<String>> f = app.http().getOnNewConnection("/hog?on=" + loop);
+            CountDownLatch holding = WebTestApp.Probe.holding;
+            CompletableFuture<Object> started = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return holding.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            Object first = CompletableFuture.anyOf(f, started).get(30, TimeUnit.SECONDS);
+            if (!(first instanceof HttpResponse<?> r && r.body().toString().startsWith("elsewhere"))) {
+                return f;
+            }
+        }
+        throw new AssertionError("20 new connections, none on " + loop);
+    }
+
+    /**
      * DESIGN §2's dead-lock in a running app with one loop: a coroutine handler holds a lock and parks
      * on a socket read; a reactive handler then blocks the loop thread on that lock. The coroutine's
      * resume is queued for the blocked loop; the watchdog spills it (to the JDK's default scheduler,
      * as no other loop exists), it unlocks, and both requests complete.
      */
     @Test
-    @Order(3)
+    @Order(4)
     void aLoopBlockedOnALockItsCoroutineHoldsIsFreedBySpill() throws Exception {
         try (ConfigurableApplicationContext one = WebTestApp.start("cosched.io.threads=1", "cosched.stall.threshold=100ms");
              java.net.ServerSocket server = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
@@ -137,7 +203,7 @@ class StallWebTest {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void healthIsDownOnceASchedulerStopped() throws Exception {
         assertThat(app.http().get("/actuator/health/cosched").statusCode()).isEqualTo(200);
         app.bean(PoolScheduler.class).stop(Duration.ofSeconds(10));

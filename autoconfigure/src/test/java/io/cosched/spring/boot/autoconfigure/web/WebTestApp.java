@@ -294,12 +294,19 @@ public class WebTestApp {
             });
         }
 
-        /** A CPU hog: spins on its loop, never parking, until released (30 s at most). */
+        /**
+         * A CPU hog: spins on its loop, never parking, until released (30 s at most). With {@code on},
+         * only on that loop: elsewhere it answers at once.
+         */
         @RunAsCoroutine
         @GetMapping("/hog")
-        String hog() {
-            String carrier = Thread.currentThread().toString();
-            Probe.hogCarrier = carrier.substring(carrier.lastIndexOf('@') + 1);
+        String hog(@RequestParam(required = false) String on) {
+            String thread = Thread.currentThread().toString();
+            String carrier = thread.substring(thread.lastIndexOf('@') + 1);
+            if (on != null && !on.equals(carrier)) {
+                return "elsewhere " + carrier;
+            }
+            Probe.hogCarrier = carrier;
             Probe.holding.countDown();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (Probe.release.getCount() > 0 && System.nanoTime() - deadline < 0) {
