@@ -321,6 +321,13 @@ public abstract class CarrierBase implements RunTarget {
         }
     }
 
+    /** Counts one unit of progress of the carrier whose thread calls this (a loop reading a socket); elsewhere nothing. */
+    public static void countProgressOfCurrentThread() {
+        if (Thread.currentThread() instanceof CarrierThread ct) {
+            ct.carrier.advance();
+        }
+    }
+
     /** The carrier whose thread is the calling thread, or {@code null}. */
     public static CarrierBase ofCurrentThread() {
         return Thread.currentThread() instanceof CarrierThread ct ? ct.carrier : null;

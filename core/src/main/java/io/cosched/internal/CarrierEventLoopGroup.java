@@ -5,6 +5,11 @@ import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.SingleThreadIoEventLoop;
 
+import io.netty.util.concurrent.RejectedExecutionHandlers;
+
+import java.util.AbstractQueue;
+import java.util.Iterator;
+import java.util.Queue;
 import java.util.concurrent.Executor;
 
 /**
@@ -33,8 +38,70 @@ final class CarrierEventLoopGroup extends MultiThreadIoEventLoopGroup {
     protected IoEventLoop newChild(Executor ignored, IoHandlerFactory ioHandlerFactory, Object... args) {
         Children children = (Children) args[0];
         LoopCarrier carrier = children.carriers[children.next++];
-        IoEventLoop loop = new SingleThreadIoEventLoop(this, carrier::startThread, ioHandlerFactory);
+        IoEventLoop loop = new CarrierLoop(this, carrier, ioHandlerFactory);
         carrier.bind(loop);
         return loop;
+    }
+
+    /** A Netty I/O event loop whose every task taken from its queue counts as the carrier's progress. */
+    private static final class CarrierLoop extends SingleThreadIoEventLoop {
+        CarrierLoop(CarrierEventLoopGroup group, LoopCarrier carrier, IoHandlerFactory ioHandlerFactory) {
+            super(group, carrier::startThread, ioHandlerFactory, new ProgressQueue(carrier, newTaskQueue0(Integer.MAX_VALUE)),
+                    newTaskQueue0(Integer.MAX_VALUE), RejectedExecutionHandlers.reject());
+        }
+    }
+
+    /**
+     * The loop's task queue, counting each task the loop takes as progress for the stall watchdog:
+     * a loop working through a long backlog of short Netty tasks (response writes queued by
+     * coroutines, say) is busy, not stuck. Only the loop's thread polls.
+     */
+    private static final class ProgressQueue extends AbstractQueue<Runnable> {
+        private final LoopCarrier carrier;
+        private final Queue<Runnable> tasks;
+
+        ProgressQueue(LoopCarrier carrier, Queue<Runnable> tasks) {
+            this.carrier = carrier;
+            this.tasks = tasks;
+        }
+
+        @Override
+        public boolean offer(Runnable task) {
+            return tasks.offer(task);
+        }
+
+        @Override
+        public Runnable poll() {
+            Runnable task = tasks.poll();
+            if (task != null) {
+                carrier.advance();
+            }
+            return task;
+        }
+
+        @Override
+        public Runnable peek() {
+            return tasks.peek();
+        }
+
+        @Override
+        public boolean isEmpty() {
+            return tasks.isEmpty();
+        }
+
+        @Override
+        public int size() {
+            return tasks.size();
+        }
+
+        @Override
+        public boolean remove(Object task) {
+            return tasks.remove(task);
+        }
+
+        @Override
+        public Iterator<Runnable> iterator() {
+            return tasks.iterator();
+        }
     }
 }

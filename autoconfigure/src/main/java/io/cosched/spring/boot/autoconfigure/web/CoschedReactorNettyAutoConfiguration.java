@@ -1,12 +1,15 @@
 package io.cosched.spring.boot.autoconfigure.web;
 
 import io.cosched.IOManager;
+import io.cosched.net.LoopProgressHandler;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.http.client.ReactorResourceFactory;
 import reactor.netty.resources.LoopResources;
 
@@ -31,5 +34,20 @@ public final class CoschedReactorNettyAutoConfiguration {
         factory.setUseGlobalResources(false);
         factory.setLoopResources(new IOManagerLoopResources(io));
         return factory;
+    }
+
+    /**
+     * Counts the server's socket reads as the loops' progress for the stall watchdog: a loop that
+     * reads a long batch of short requests is busy, not stuck.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(NettyServerCustomizer.class)
+    static final class ServerProgress {
+
+        @Bean
+        NettyServerCustomizer coschedLoopProgress() {
+            return server -> server.doOnChannelInit((observer, channel, remote) ->
+                    channel.pipeline().addFirst("cosched.progress", LoopProgressHandler.INSTANCE));
+        }
     }
 }
