@@ -69,6 +69,16 @@ final class SchedulerLifecycle implements SmartLifecycle, DisposableBean {
         return running;
     }
 
+    /**
+     * Not paused with the context (Spring's test framework pauses cached contexts between test
+     * classes and restarts them): a stopped scheduler cannot start again, so the schedulers stop only
+     * when the context stops or closes.
+     */
+    @Override
+    public boolean isPauseable() {
+        return false;
+    }
+
     @Override
     public int getPhase() {
         return PHASE;

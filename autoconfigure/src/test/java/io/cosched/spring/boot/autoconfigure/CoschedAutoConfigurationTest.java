@@ -20,6 +20,7 @@ import org.springframework.context.annotation.Configuration;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -158,6 +159,21 @@ class CoschedAutoConfigurationTest {
         IOManager[] io = new IOManager[1];
         runner.withPropertyValues("cosched.io.threads=1").run(context -> io[0] = context.getBean(IOManager.class));
         assertThatThrownBy(() -> io[0].spawn(() -> 1)).hasMessageContaining("is STOPPED");
+    }
+
+    /**
+     * Spring's test framework pauses a cached context between the test classes that share it and
+     * restarts it for the next; a stopped IOManager cannot start again, so the schedulers sit a pause
+     * out and stop only when the context closes.
+     */
+    @Test
+    void theSchedulersRunThroughAContextPauseAndRestart() {
+        runner.withPropertyValues("cosched.io.threads=1").run(context -> {
+            context.pause();
+            context.restart();
+            assertThat(context.getBean(IOManager.class).spawn(() -> 1).toFuture().get(10, TimeUnit.SECONDS)).isEqualTo(1);
+            assertThat(context.getBean(PoolScheduler.class).spawn(() -> 2).toFuture().get(10, TimeUnit.SECONDS)).isEqualTo(2);
+        });
     }
 
     @Test

@@ -1,0 +1,390 @@
+package io.cosched.bench;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+
+import java.net.ConnectException;
+import java.net.URI;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The fault and soak suite's load generator (benchmarks/soak.sh): HTTP/1.1 GETs against one server,
+ * counting what wrk does not: answers by status, latency of the 2xx answers apart from the rest, and
+ * what became of requests that got no answer: refused at connect (never accepted), timed out, or lost
+ * (the connection closed after the request was written). A request written on a kept-alive connection
+ * that the server closed before answering is sent once more on a new connection and counted as
+ * retried, as HTTP clients do for idempotent requests (RFC 9112, 9.3.1); lost is a request that got
+ * no answer on a connection of its own.
+ *
+ * <pre>
+ * LoadGen --url=http://127.0.0.1:8080 --paths=/a,/b [--connections=100] [--seconds=10]
+ *         [--rate=0 (closed loop: each connection sends its next request on the answer; else requests
+ *          per second, latency counted from when each was due)] [--new-connections (one per request)]
+ *         [--timeout-ms=5000] [--warmup-seconds=0 (load first, counted nowhere)] [--label=name]
+ * </pre>
+ * Prints one JSON line. Everything runs on one event loop thread, so nothing is shared.
+ */
+public final class LoadGen {
+
+    private final String host;
+    private final int port;
+    private final String[] paths;
+    private final int connections;
+    private final long durationNanos;
+    private final long warmupNanos;
+    private final double rate;
+    private final boolean newConnections;
+    private final long timeoutNanos;
+    private final String label;
+    private final EventLoop loop;
+    private final Bootstrap bootstrap;
+
+    // loop-confined
+    private final ArrayDeque<Conn> idle = new ArrayDeque<>();
+    private final ArrayDeque<Req> waiting = new ArrayDeque<>();
+    private int open;
+    private int inFlight;
+    private long issued;
+    private long started;
+    private boolean stopping;
+    private final Map<Integer, Long> statuses = new TreeMap<>();
+    private long[] okNanos = new long[1 << 16];
+    private int okCount;
+    private long[] allNanos = new long[1 << 16];
+    private int allCount;
+    private long refused;
+    private long timedOut;
+    private long lost;
+    private long retried;
+    private long otherErrors;
+    private long unsent;
+    private final CompletableFuture<Void> done = new CompletableFuture<>();
+
+    private LoadGen(Map<String, String> o, EventLoop loop, boolean epoll) {
+        URI url = URI.create(o.getOrDefault("url", "http://127.0.0.1:8080"));
+        this.host = url.getHost();
+        this.port = url.getPort() > 0 ? url.getPort() : 80;
+        this.paths = o.getOrDefault("paths", "/").split(",");
+        this.connections = Integer.parseInt(o.getOrDefault("connections", "100"));
+        this.durationNanos = TimeUnit.MILLISECONDS.toNanos((long) (Double.parseDouble(o.getOrDefault("seconds", "10")) * 1000));
+        this.warmupNanos = TimeUnit.MILLISECONDS.toNanos((long) (Double.parseDouble(o.getOrDefault("warmup-seconds", "0")) * 1000));
+        this.rate = Double.parseDouble(o.getOrDefault("rate", "0"));
+        this.newConnections = o.containsKey("new-connections");
+        this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(Long.parseLong(o.getOrDefault("timeout-ms", "5000")));
+        this.label = o.getOrDefault("label", "load");
+        this.loop = loop;
+        this.bootstrap = new Bootstrap().group(loop).channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
+                .option(ChannelOption.TCP_NODELAY, true).option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 5000)
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(new HttpClientCodec(), new HttpObjectAggregator(1 << 20), new Answers());
+                    }
+                });
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> o = new TreeMap<>();
+        for (String a : args) {
+            if (!a.startsWith("--")) {
+                throw new IllegalArgumentException("argument: '" + a + "' (expected: --name[=value])");
+            }
+            int eq = a.indexOf('=');
+            o.put(eq < 0 ? a.substring(2) : a.substring(2, eq), eq < 0 ? "" : a.substring(eq + 1));
+        }
+        boolean epoll = Epoll.isAvailable();
+        MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(1,
+                epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+        try {
+            LoadGen g = new LoadGen(o, group.next(), epoll);
+            g.loop.execute(g::begin);
+            g.done.get();
+            System.out.println(g.report());
+        } finally {
+            group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).sync();
+        }
+    }
+
+    /** One request: its path, when it was due (latency counts from then), and whether it is a retry. */
+    private record Req(String path, long due, boolean retry) {
+    }
+
+    /** One connection and the request it carries. */
+    private final class Conn {
+        Channel channel;
+        Req req;
+        boolean reused;
+        boolean answered;
+        io.netty.util.concurrent.ScheduledFuture<?> timeout;
+    }
+
+    private void begin() {
+        started = System.nanoTime();
+        if (rate > 0) {
+            loop.scheduleAtFixedRate(this::tick, 0, 1, TimeUnit.MILLISECONDS);
+        } else {
+            for (int i = 0; i < connections; i++) {
+                send(new Req(nextPath(), System.nanoTime(), false));
+            }
+        }
+        loop.schedule(this::stop, warmupNanos + durationNanos, TimeUnit.NANOSECONDS);
+    }
+
+    private String nextPath() {
+        return paths[(int) (issued++ % paths.length)];
+    }
+
+    /** Open loop: sends what has come due since the last tick. */
+    private void tick() {
+        if (stopping) {
+            return;
+        }
+        long now = System.nanoTime();
+        long due = (long) ((now - started) * rate / 1e9);
+        while (issued < due) {
+            long at = started + (long) (issued * 1e9 / rate);
+            send(new Req(nextPath(), at, false));
+        }
+    }
+
+    /** Whether a request counts: it came due after the warm-up. */
+    private boolean counted(Req req) {
+        return req.due() - started >= warmupNanos;
+    }
+
+    private void stop() {
+        stopping = true;
+        unsent += waiting.size(); // open loop: due, but no connection came free in time
+        waiting.clear();
+        maybeDone();
+    }
+
+    private void maybeDone() {
+        if (stopping && inFlight == 0 && !done.isDone()) {
+            for (Conn c : idle) {
+                c.channel.close();
+            }
+            done.complete(null);
+        }
+    }
+
+    private void send(Req req) {
+        Conn c = newConnections ? null : idle.pollFirst();
+        if (c != null) {
+            write(c, req);
+        } else if (open < connections) {
+            connect(req);
+        } else {
+            waiting.addLast(req);
+        }
+    }
+
+    private void connect(Req req) {
+        open++;
+        inFlight++;
+        Conn c = new Conn();
+        c.req = req;
+        ChannelFuture f = bootstrap.connect(host, port);
+        c.channel = f.channel();
+        c.channel.attr(CONN).set(c);
+        f.addListener(r -> {
+            if (r.isSuccess()) {
+                inFlight--;
+                write(c, c.req);
+            } else {
+                open--;
+                inFlight--;
+                if (!counted(c.req)) {
+                    // during the warm-up
+                } else if (r.cause() instanceof ConnectException) {
+                    refused++;
+                } else {
+                    otherErrors++;
+                }
+                loop.schedule(LoadGen.this::next, 10, TimeUnit.MILLISECONDS); // not a busy loop of refused connects
+            }
+        });
+    }
+
+    private void write(Conn c, Req req) {
+        inFlight++;
+        c.req = req;
+        c.answered = false;
+        DefaultFullHttpRequest r = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, req.path());
+        r.headers().set(HttpHeaderNames.HOST, host + ":" + port);
+        if (newConnections) {
+            r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        }
+        c.timeout = loop.schedule(() -> expired(c, req), Math.max(0, req.due() + timeoutNanos - System.nanoTime()),
+                TimeUnit.NANOSECONDS);
+        c.channel.writeAndFlush(r);
+    }
+
+    private void expired(Conn c, Req req) {
+        if (c.req == req && !c.answered) {
+            timedOut += counted(req) ? 1 : 0;
+            c.answered = true; // settled: the close that follows is ours
+            inFlight--;
+            c.channel.close();
+            next();
+        }
+    }
+
+    private static final io.netty.util.AttributeKey<Conn> CONN = io.netty.util.AttributeKey.valueOf("loadgen.conn");
+
+    private final class Answers extends SimpleChannelInboundHandler<FullHttpResponse> {
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, FullHttpResponse res) {
+            Conn c = ctx.channel().attr(CONN).get();
+            if (c == null || c.answered) {
+                return;
+            }
+            c.answered = true;
+            c.timeout.cancel(false);
+            inFlight--;
+            long took = System.nanoTime() - c.req.due();
+            int status = res.status().code();
+            if (counted(c.req)) {
+                statuses.merge(status, 1L, Long::sum);
+                allNanos = add(allNanos, allCount++, took);
+                if (status / 100 == 2) {
+                    okNanos = add(okNanos, okCount++, took);
+                }
+            }
+            c.reused = true;
+            if (newConnections || !HttpUtil.isKeepAlive(res)) {
+                ctx.close();
+            } else if (!stopping) {
+                idle.addLast(c);
+            } else {
+                ctx.close();
+            }
+            next();
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            Conn c = ctx.channel().attr(CONN).get();
+            if (c != null) {
+                open--;
+                idle.remove(c);
+                if (c.req != null && !c.answered && ctx.channel().attr(WRITTEN).get() != null) {
+                    c.answered = true;
+                    if (c.timeout != null) {
+                        c.timeout.cancel(false);
+                    }
+                    inFlight--;
+                    if (c.reused && !c.req.retry()) {
+                        retried += counted(c.req) ? 1 : 0; // the server closed a kept-alive connection as the request went out
+                        Req again = new Req(c.req.path(), c.req.due(), true);
+                        connect(again);
+                    } else if (counted(c.req)) {
+                        lost++;
+                    }
+                }
+                next();
+            }
+            ctx.fireChannelInactive();
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            ctx.close(); // a reset: channelInactive settles the request
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            ctx.channel().attr(WRITTEN).set(Boolean.TRUE);
+            ctx.fireChannelActive();
+        }
+    }
+
+    private static final io.netty.util.AttributeKey<Boolean> WRITTEN = io.netty.util.AttributeKey.valueOf("loadgen.up");
+
+    /** After a request settled: the next one, as the mode says. */
+    private void next() {
+        if (stopping) {
+            maybeDone();
+            return;
+        }
+        while (!waiting.isEmpty() && (!idle.isEmpty() && !newConnections || open < connections)) {
+            send(waiting.pollFirst());
+        }
+        if (rate == 0 && inFlight + waiting.size() < connections) {
+            send(new Req(nextPath(), System.nanoTime(), false));
+        }
+    }
+
+    private static long[] add(long[] a, int i, long v) {
+        if (i == a.length) {
+            a = Arrays.copyOf(a, a.length * 2);
+        }
+        a[i] = v;
+        return a;
+    }
+
+    private String report() {
+        double seconds = durationNanos / 1e9;
+        StringBuilder sb = new StringBuilder();
+        sb.append("{\"label\":\"").append(label).append("\",\"seconds\":").append(fmt(seconds))
+                .append(",\"answered\":").append(allCount).append(",\"ok\":").append(okCount)
+                .append(",\"okPerSecond\":").append(fmt(okCount / seconds)).append(",\"statuses\":{");
+        boolean first = true;
+        for (Map.Entry<Integer, Long> e : statuses.entrySet()) {
+            sb.append(first ? "" : ",").append('"').append(e.getKey()).append("\":").append(e.getValue());
+            first = false;
+        }
+        sb.append("},\"refused\":").append(refused).append(",\"timedOut\":").append(timedOut).append(",\"lost\":")
+                .append(lost).append(",\"retried\":").append(retried).append(",\"otherErrors\":").append(otherErrors)
+                .append(",\"unsent\":").append(unsent)
+                .append(",\"okMs\":").append(percentiles(okNanos, okCount)).append(",\"allMs\":")
+                .append(percentiles(allNanos, allCount)).append('}');
+        return sb.toString();
+    }
+
+    private static String percentiles(long[] a, int n) {
+        if (n == 0) {
+            return "null";
+        }
+        long[] s = Arrays.copyOf(a, n);
+        Arrays.sort(s);
+        return "{\"p50\":" + ms(s, n, 0.50) + ",\"p90\":" + ms(s, n, 0.90) + ",\"p99\":" + ms(s, n, 0.99)
+                + ",\"max\":" + fmt(s[n - 1] / 1e6) + "}";
+    }
+
+    private static String ms(long[] sorted, int n, double q) {
+        return fmt(sorted[Math.min(n - 1, (int) Math.ceil(q * n) - 1)] / 1e6);
+    }
+
+    private static String fmt(double v) {
+        return String.format(Locale.ROOT, "%.2f", v);
+    }
+}
