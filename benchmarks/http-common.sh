@@ -16,6 +16,8 @@
 bench_loops=1   # the server has one core; every variant gets as many event loops (Reactor Netty's default would be 4)
 bench_webflux_app=benchmarks/http-app/target/cosched-bench-http-app-0.1.0-SNAPSHOT.jar
 bench_mvc_app=benchmarks/http-mvc-app/target/cosched-bench-http-mvc-app-0.1.0-SNAPSHOT.jar
+bench_helidon_app=benchmarks/http-helidon-app/target/cosched-bench-http-helidon-app-0.1.0-SNAPSHOT.jar
+bench_micronaut_app=benchmarks/http-micronaut-app/target/cosched-bench-http-micronaut-app-0.1.0-SNAPSHOT.jar
 bench_tools=benchmarks/target/benchmarks.jar
 bench_common_jvm=(-Xms1g -Xmx1g -XX:+UseG1GC --enable-native-access=ALL-UNNAMED "-Dreactor.netty.ioWorkerCount=$bench_loops")
 bench_variants=(
@@ -26,6 +28,8 @@ bench_variants=(
   "elastic|webflux||--bench.variant=elastic --cosched.enabled=false"
   "virtual-threads|webflux||--bench.variant=virtual --cosched.enabled=false --spring.threads.virtual.enabled=true"
   "mvc-virtual-threads|mvc||"
+  "helidon|helidon||"
+  "micronaut-loom|micronaut|--add-opens java.base/java.lang=ALL-UNNAMED|"
 )
 
 server_core=0; load_core=1
@@ -47,8 +51,9 @@ bench_build() {
   # Without the old jars: the jar plugin keeps a jar whose module did not change (here: a repackaged
   # one), and Spring Boot's repackage skips a jar that is already repackaged, so a change to cosched
   # itself would silently not reach the servers.
-  rm -f "$bench_webflux_app" "$bench_mvc_app"
-  ./mvnw -q -B -pl benchmarks,benchmarks/http-app,benchmarks/http-mvc-app -am package -DskipTests
+  rm -f "$bench_webflux_app" "$bench_mvc_app" "$bench_helidon_app" "$bench_micronaut_app"
+  ./mvnw -q -B -pl benchmarks,benchmarks/http-app,benchmarks/http-mvc-app,benchmarks/http-helidon-app,benchmarks/http-micronaut-app \
+    -am package -DskipTests
 }
 
 bench_spec() {
@@ -65,7 +70,12 @@ bench_start() {
   spec=$(bench_spec "$1") || return 1
   shift 2
   IFS='|' read -r name jar jvm args <<< "$spec"
-  if [ "$jar" = mvc ]; then app=$bench_mvc_app; else app=$bench_webflux_app; fi
+  case $jar in
+    mvc) app=$bench_mvc_app ;;
+    helidon) app=$bench_helidon_app ;;
+    micronaut) app=$bench_micronaut_app ;;
+    *) app=$bench_webflux_app ;;
+  esac
   # shellcheck disable=SC2086
   "${on_server[@]}" "$JAVA" "${bench_common_jvm[@]}" $jvm -jar "$app" --server.port=18080 \
     --bench.downstream-url=http://127.0.0.1:18099/ $args "$@" > "$log" 2>&1 &

@@ -8,7 +8,9 @@
 #
 # Variants (same endpoints): cosched (carrier mode, one loop), cosched on two loops, cosched without
 # the add-opens flag (fallback), pure reactive WebFlux (WebClient, R2DBC), WebFlux + boundedElastic,
-# WebFlux + Spring's virtual threads, Spring MVC on Tomcat + virtual threads. Every blocking variant
+# WebFlux + Spring's virtual threads, Spring MVC on Tomcat + virtual threads, and the peers outside
+# Spring: Helidon SE 4 (virtual thread per connection, Helidon's WebClient) and Micronaut's loom
+# carrier (virtual threads on its Netty loop, Micronaut's HttpClient). Every blocking Spring variant
 # calls the downstream stub with the RestClient from Spring Boot's builder (whatever request factory
 # its stack gives it) and, in the downstream-jdk scenario, with the JDK's HTTP client; it reads the
 # database with JdbcClient on Spring Boot's HikariCP DataSource: H2 in memory, or a real PostgreSQL on
