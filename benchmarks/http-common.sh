@@ -16,6 +16,7 @@
 bench_loops=1   # the server has one core; every variant gets as many event loops (Reactor Netty's default would be 4)
 bench_webflux_app=benchmarks/http-app/target/cosched-bench-http-app-0.1.0-SNAPSHOT.jar
 bench_mvc_app=benchmarks/http-mvc-app/target/cosched-bench-http-mvc-app-0.1.0-SNAPSHOT.jar
+bench_actuator_app=benchmarks/http-app-actuator/target/cosched-bench-http-app-actuator-0.1.0-SNAPSHOT.jar
 bench_helidon_app=benchmarks/http-helidon-app/target/cosched-bench-http-helidon-app-0.1.0-SNAPSHOT.jar
 bench_micronaut_app=benchmarks/http-micronaut-app/target/cosched-bench-http-micronaut-app-0.1.0-SNAPSHOT.jar
 bench_tools=benchmarks/target/benchmarks.jar
@@ -23,6 +24,8 @@ bench_common_jvm=(-Xms1g -Xmx1g -XX:+UseG1GC --enable-native-access=ALL-UNNAMED 
 bench_variants=(
   "cosched|webflux|--add-opens java.base/java.lang=ALL-UNNAMED|--bench.variant=cosched --cosched.io.threads=$bench_loops"
   "cosched-2loops|webflux|--add-opens java.base/java.lang=ALL-UNNAMED|--bench.variant=cosched --cosched.io.threads=2"
+  "cosched-actuator|actuator|--add-opens java.base/java.lang=ALL-UNNAMED|--bench.variant=cosched --cosched.io.threads=$bench_loops"
+  "cosched-actuator-noobs|actuator|--add-opens java.base/java.lang=ALL-UNNAMED|--bench.variant=cosched --cosched.io.threads=$bench_loops --management.observations.enable.http.server.requests=false"
   "cosched-fallback|webflux||--bench.variant=cosched --cosched.io.threads=$bench_loops"
   "reactive|webflux||--bench.variant=reactive --cosched.enabled=false"
   "elastic|webflux||--bench.variant=elastic --cosched.enabled=false"
@@ -51,8 +54,8 @@ bench_build() {
   # Without the old jars: the jar plugin keeps a jar whose module did not change (here: a repackaged
   # one), and Spring Boot's repackage skips a jar that is already repackaged, so a change to cosched
   # itself would silently not reach the servers.
-  rm -f "$bench_webflux_app" "$bench_mvc_app" "$bench_helidon_app" "$bench_micronaut_app"
-  ./mvnw -q -B -pl benchmarks,benchmarks/http-app,benchmarks/http-mvc-app,benchmarks/http-helidon-app,benchmarks/http-micronaut-app \
+  rm -f "$bench_webflux_app" "$bench_mvc_app" "$bench_actuator_app" "$bench_helidon_app" "$bench_micronaut_app"
+  ./mvnw -q -B -pl benchmarks,benchmarks/http-app,benchmarks/http-mvc-app,benchmarks/http-app-actuator,benchmarks/http-helidon-app,benchmarks/http-micronaut-app \
     -am package -DskipTests
 }
 
@@ -72,6 +75,7 @@ bench_start() {
   IFS='|' read -r name jar jvm args <<< "$spec"
   case $jar in
     mvc) app=$bench_mvc_app ;;
+    actuator) app=$bench_actuator_app ;;
     helidon) app=$bench_helidon_app ;;
     micronaut) app=$bench_micronaut_app ;;
     *) app=$bench_webflux_app ;;

@@ -56,6 +56,8 @@ bench_runs() {
     reactive:jdbc | reactive:downstream-jdk-200) return 1 ;;
     cosched-2loops:downstream-200 | cosched-2loops:postgres) ;;
     cosched-2loops:*) return 1 ;;
+    cosched-actuator*:hello | cosched-actuator*:downstream-200 | cosched-actuator*:postgres) ;;
+    cosched-actuator*:*) return 1 ;; # what observation costs: the cheapest request, and two with I/O
   esac
   [ -z "${BENCH_SCENARIOS-}" ] || [[ " $BENCH_SCENARIOS " == *" $2 "* ]]
 }
