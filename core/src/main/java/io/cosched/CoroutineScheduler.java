@@ -113,8 +113,10 @@ abstract class CoroutineScheduler implements Scheduler {
 
         /**
          * How long a carrier may stay inside one task before the stall watchdog logs it (WARN, with
-         * the stack), counts it in {@link SchedulerStats#stalls()}, and spills the carrier's queued
-         * continuations to other carriers until it moves again. Default 100 ms;
+         * the stack), counts it in {@link SchedulerStats#stalls()}, and moves its work elsewhere until
+         * it moves again: queued continuations spill to other carriers, an event loop's due timers fire
+         * on another loop, and new channels skip a loop in one task for a tenth of it. A carrier that
+         * got no CPU meanwhile counts in {@link SchedulerStats#starvations()} instead. Default 100 ms;
          * {@link Duration#ZERO} turns the watchdog off.
          */
         public B stallThreshold(Duration threshold) {

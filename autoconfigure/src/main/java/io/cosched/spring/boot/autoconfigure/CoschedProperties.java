@@ -251,7 +251,9 @@ public class CoschedProperties {
 
         /**
          * How long a carrier may stay inside one task before it is reported (WARN with the stack),
-         * counted in the stalls meter, and its queued work spills to other carriers. 0 turns the watchdog off.
+         * counted in the stalls meter, and its work moves elsewhere: queued continuations, and an event
+         * loop's due timers; new connections skip a loop in one task for a tenth of it. A carrier that
+         * got no CPU meanwhile counts as a starvation instead. 0 turns the watchdog off.
          */
         private Duration threshold = Duration.ofMillis(100);
 
