@@ -10,14 +10,14 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 
-/** Creates the benchmark's table in H2 at start, unless told the table exists ({@code sql.init.mode=never}). */
+/** Creates the benchmark's table in H2 at start, unless told the table exists ({@code --spring.sql.init.mode=never}, as the harness says for PostgreSQL). */
 @Singleton
 public class SchemaInit {
 
     private final DataSource dataSource;
     private final String mode;
 
-    public SchemaInit(DataSource dataSource, @Value("${datasources.default.sql.init.mode:always}") String mode) {
+    public SchemaInit(DataSource dataSource, @Value("${spring.sql.init.mode:always}") String mode) {
         this.dataSource = dataSource;
         this.mode = mode;
     }
