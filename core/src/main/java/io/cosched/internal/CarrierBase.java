@@ -323,8 +323,9 @@ public abstract class CarrierBase implements RunTarget {
 
     /** Counts one unit of progress of the carrier whose thread calls this (a loop reading a socket); elsewhere nothing. */
     public static void countProgressOfCurrentThread() {
-        if (Thread.currentThread() instanceof CarrierThread ct) {
-            ct.carrier.advance();
+        CarrierBase c = ofCurrentThread();
+        if (c != null) {
+            c.advance();
         }
     }
 

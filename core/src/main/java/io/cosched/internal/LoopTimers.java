@@ -167,13 +167,7 @@ public final class LoopTimers implements TimerHost {
     private void processInbox() {
         assert carrier.inCarrierThread();
         inboxScheduled = 0;
-        lock();
-        try {
-            applyInbox();
-        } finally {
-            unlock();
-        }
-        runDue();
+        runDue(false);
     }
 
     private void applyInbox() {
@@ -185,16 +179,20 @@ public final class LoopTimers implements TimerHost {
 
     private void onWake() {
         assert carrier.inCarrierThread();
-        lock();
-        wake = null;
-        unlock();
-        runDue();
+        runDue(true);
     }
 
-    /** Fires what is due, outside the lock (a task may be long, or add timers), then re-arms the wake. */
-    private void runDue() {
+    /**
+     * Applies the inbox and fires what is due, outside the lock (a task may be long, or add timers),
+     * then re-arms the wake: two lock holds per pass, whichever task started it.
+     */
+    private void runDue(boolean woken) {
         lock();
         try {
+            if (woken) {
+                wake = null;
+            }
+            applyInbox();
             queue.expire(ticker.nanoTime(), collectDue);
         } finally {
             unlock();

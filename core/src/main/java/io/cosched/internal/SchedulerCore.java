@@ -162,17 +162,7 @@ public abstract class SchedulerCore {
      * It sees every carrier burn CPU the whole time it looks, unless given other {@code times}.
      */
     StallWatchdog manualWatchdog(long thresholdNanos, Ticker ticker) {
-        return manualWatchdog(thresholdNanos, ticker, new ThreadTimes() {
-            @Override
-            public long cpuNanos(CarrierBase carrier) {
-                return ticker.nanoTime();
-            }
-
-            @Override
-            public long runQueueNanos(CarrierBase carrier) {
-                return 0;
-            }
-        }, Long.MAX_VALUE);
+        return manualWatchdog(thresholdNanos, ticker, ThreadTimes.burning(ticker), Long.MAX_VALUE);
     }
 
     /** With the carriers' thread times from {@code times}, distrusting gaps between looks over {@code hiccupNanos}. */
@@ -190,10 +180,6 @@ public abstract class SchedulerCore {
         }
     }
 
-    /** The stall threshold in nanoseconds; 0 when the watchdog is off. */
-    final long stallThresholdNanos() {
-        return stallThresholdNanos;
-    }
 
     protected final void markStopped() {
         state = STOPPED;

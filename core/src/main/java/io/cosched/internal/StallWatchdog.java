@@ -62,8 +62,7 @@ final class StallWatchdog implements Runnable {
     private final boolean[] pinged;
     private final long[] pingedAt;
     private final long[] baseAt;
-    private final long[] baseCpu;
-    private final long[] baseRunQueue;
+    private final ThreadTimes.Sample[] base;
     private final boolean[] starved;
     private final long[] stuckSince;
     private long lastLook = NONE;
@@ -89,8 +88,7 @@ final class StallWatchdog implements Runnable {
         this.pinged = new boolean[n];
         this.pingedAt = new long[n];
         this.baseAt = new long[n];
-        this.baseCpu = new long[n];
-        this.baseRunQueue = new long[n];
+        this.base = new ThreadTimes.Sample[n];
         this.starved = new boolean[n];
         this.stuckSince = new long[n];
         long now = ticker.nanoTime();
@@ -209,8 +207,7 @@ final class StallWatchdog implements Runnable {
             }
             if (baseAt[i] == NONE) {
                 baseAt[i] = now;
-                baseCpu[i] = times.cpuNanos(c);
-                baseRunQueue[i] = times.runQueueNanos(c);
+                base[i] = times.sample(c);
             }
             if (now - since < thresholdNanos) {
                 next = Math.min(next, since + thresholdNanos);
@@ -242,13 +239,14 @@ final class StallWatchdog implements Runnable {
     }
 
 
-    /** Where the suspect's time went since it became one. */
+    /** Where the suspect's time went since it became one (one sample of its thread's times). */
     private Verdict judge(int i, CarrierBase c, long now) {
-        long cpu = times.cpuNanos(c);
-        if (cpu == ThreadTimes.UNKNOWN || baseCpu[i] == ThreadTimes.UNKNOWN) {
+        ThreadTimes.Sample then = base[i];
+        ThreadTimes.Sample sample = times.sample(c);
+        if (sample.cpuNanos() == ThreadTimes.UNKNOWN || then.cpuNanos() == ThreadTimes.UNKNOWN) {
             return Verdict.STUCK; // cannot tell: take it at its word
         }
-        long used = cpu - baseCpu[i];
+        long used = sample.cpuNanos() - then.cpuNanos();
         long window = now - baseAt[i];
         if (2 * used >= window || 2 * used >= thresholdNanos) {
             return Verdict.STUCK; // ran most of the time watched, or half a threshold on a CPU shared with others
@@ -256,12 +254,9 @@ final class StallWatchdog implements Runnable {
         if (waitsOnPurpose(c)) {
             return Verdict.BLOCKED;
         }
-        long queued = times.runQueueNanos(c);
-        if (queued != ThreadTimes.UNKNOWN && baseRunQueue[i] != ThreadTimes.UNKNOWN) {
-            long offCpu = window - used;
-            if (2 * (queued - baseRunQueue[i]) < offCpu) {
-                return Verdict.BLOCKED; // off CPU, not waiting for one: a blocking call in native code
-            }
+        if (sample.runQueueNanos() != ThreadTimes.UNKNOWN && then.runQueueNanos() != ThreadTimes.UNKNOWN
+                && 2 * (sample.runQueueNanos() - then.runQueueNanos()) < window - used) {
+            return Verdict.BLOCKED; // off CPU, not waiting for one: a blocking call in native code
         }
         return Verdict.STARVED;
     }

@@ -10,29 +10,35 @@ import java.nio.file.Path;
 /**
  * Where a carrier thread's time went, for telling a carrier stuck in a task from one the OS did not
  * run: CPU time, and on Linux the time it waited in a run queue for a CPU
- * ({@code /proc/self/task/<tid>/schedstat}). Tests substitute their own.
+ * ({@code /proc/self/task/<tid>/schedstat}, both from one read). Tests substitute their own.
  */
+@FunctionalInterface
 interface ThreadTimes {
 
     long UNKNOWN = -1;
 
-    /** CPU time the carrier's thread has used, or {@link #UNKNOWN}. */
-    long cpuNanos(CarrierBase carrier);
+    /** CPU time used and run-queue wait of a carrier's thread so far; either may be {@link #UNKNOWN}. */
+    record Sample(long cpuNanos, long runQueueNanos) {
+    }
 
-    /** Time the carrier's thread has spent runnable but waiting for a CPU, or {@link #UNKNOWN}. */
-    long runQueueNanos(CarrierBase carrier);
+    Sample sample(CarrierBase carrier);
+
+    /** Times in which every carrier burns CPU all the time {@code ticker} says passes, and never waits for one. */
+    static ThreadTimes burning(Ticker ticker) {
+        return carrier -> new Sample(ticker.nanoTime(), 0);
+    }
 
     ThreadTimes SYSTEM = new ThreadTimes() {
         // Looked up on first use: the management classes are only needed once a carrier looks stuck.
         private volatile ThreadMXBean threads;
 
         @Override
-        public long cpuNanos(CarrierBase carrier) {
-            long[] s = schedstat(carrier.osThreadId());
-            if (s != null) {
-                return s[0];
-            }
-            Thread t = carrier.thread();
+        public Sample sample(CarrierBase carrier) {
+            Sample s = schedstat(carrier.osThreadId());
+            return s != null ? s : new Sample(cpuFromManagement(carrier.thread()), UNKNOWN);
+        }
+
+        private long cpuFromManagement(Thread t) {
             if (t == null || t.isVirtual()) {
                 return UNKNOWN;
             }
@@ -41,12 +47,6 @@ interface ThreadTimes {
                 threads = mx = ManagementFactory.getThreadMXBean();
             }
             return mx.isThreadCpuTimeSupported() ? Math.max(UNKNOWN, mx.getThreadCpuTime(t.threadId())) : UNKNOWN;
-        }
-
-        @Override
-        public long runQueueNanos(CarrierBase carrier) {
-            long[] s = schedstat(carrier.osThreadId());
-            return s != null ? s[1] : UNKNOWN;
         }
     };
 
@@ -61,15 +61,15 @@ interface ThreadTimes {
         }
     }
 
-    /** {@code [cpu ns, run-queue wait ns]} of thread {@code tid} of this process, or {@code null}. */
-    private static long[] schedstat(long tid) {
+    /** CPU and run-queue wait of thread {@code tid} of this process, or {@code null}. */
+    private static Sample schedstat(long tid) {
         if (tid < 0) {
             return null;
         }
         try {
             String[] f = new String(Files.readAllBytes(Path.of("/proc/self/task/" + tid + "/schedstat")),
                     StandardCharsets.US_ASCII).trim().split(" ");
-            return new long[] {Long.parseLong(f[0]), Long.parseLong(f[1])};
+            return new Sample(Long.parseLong(f[0]), Long.parseLong(f[1]));
         } catch (IOException | RuntimeException e) {
             return null;
         }

@@ -146,13 +146,8 @@ class StallWatchdogTest {
         final long[] queued = new long[2];
 
         @Override
-        public long cpuNanos(CarrierBase carrier) {
-            return cpu[carrier.index()];
-        }
-
-        @Override
-        public long runQueueNanos(CarrierBase carrier) {
-            return queued[carrier.index()];
+        public Sample sample(CarrierBase carrier) {
+            return new Sample(cpu[carrier.index()], queued[carrier.index()]);
         }
     }
 
@@ -219,17 +214,7 @@ class StallWatchdogTest {
     void timeTheWatchdogDidNotLookCountsForNobody() throws Exception {
         PoolRuntime pool = hoggedPool("hiccup-pool");
         long[] now = {0};
-        StallWatchdog watchdog = pool.manualWatchdog(100 * MS, () -> now[0], new ThreadTimes() {
-            @Override
-            public long cpuNanos(CarrierBase carrier) {
-                return now[0];
-            }
-
-            @Override
-            public long runQueueNanos(CarrierBase carrier) {
-                return 0;
-            }
-        }, 30 * MS);
+        StallWatchdog watchdog = pool.manualWatchdog(100 * MS, () -> now[0], ThreadTimes.burning(() -> now[0]), 30 * MS);
         watchdog.check(0);
         watchdog.check(now[0] = 10 * MS);
         watchdog.check(now[0] = 150 * MS); // a 140 ms gap, as in a GC pause: the hog's window starts again

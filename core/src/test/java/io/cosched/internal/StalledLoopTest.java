@@ -66,14 +66,27 @@ class StalledLoopTest {
     /** Spins on {@code loop} until released (30 s at most); returns once it spins. */
     private void hog(IoRuntime io, int loop) throws InterruptedException {
         CountDownLatch started = new CountDownLatch(1);
-        io.spawn((Runnable) () -> {
-            started.countDown();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (!release.get() && System.nanoTime() - deadline < 0) {
-                Thread.onSpinWait();
-            }
-        }, io.carrier(loop), false);
+        io.spawn((Runnable) () -> spin(started), io.carrier(loop), false);
         assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+    }
+
+    /** {@link #hog} on the public IOManager. */
+    private void hog(IOManager io, int loop) throws InterruptedException {
+        CountDownLatch started = new CountDownLatch(1);
+        io.spawnOn(loop, () -> {
+            spin(started);
+            return null;
+        });
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+    }
+
+    /** A CPU hog: counts down {@code started}, then spins without parking until released (30 s at most). */
+    private void spin(CountDownLatch started) {
+        started.countDown();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!release.get() && System.nanoTime() - deadline < 0) {
+            Thread.onSpinWait();
+        }
     }
 
     @Test
@@ -155,16 +168,7 @@ class StalledLoopTest {
             // Hog both loops in turn: whichever it is, connections keep coming in and land on the other.
             for (int stuck = 0; stuck < 2; stuck++) {
                 release.set(false);
-                CountDownLatch started = new CountDownLatch(1);
-                manager.spawnOn(stuck, () -> {
-                    started.countDown();
-                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                    while (!release.get() && System.nanoTime() - deadline < 0) {
-                        Thread.onSpinWait();
-                    }
-                    return null;
-                });
-                assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+                hog(manager, stuck);
                 int stuckLoop = stuck;
                 eventually(Duration.ofSeconds(10), () -> manager.stats().stalledThreads() == 1,
                         () -> "loop " + stuckLoop + " not seen stuck: " + manager.stats());
@@ -300,16 +304,7 @@ class StalledLoopTest {
             return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - due) + " ms late on " + TestSupport.carrierName();
         });
         assertThat(asleep.await(10, TimeUnit.SECONDS)).isTrue();
-        CountDownLatch spinning = new CountDownLatch(1);
-        manager.spawnOn(0, () -> {
-            spinning.countDown();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (!release.get() && System.nanoTime() - deadline < 0) {
-                Thread.onSpinWait();
-            }
-            return null;
-        });
-        assertThat(spinning.await(10, TimeUnit.SECONDS)).isTrue();
+        hog(manager, 0);
         String woke = sleeper.toFuture().get(10, TimeUnit.SECONDS);
         release.set(true);
         assertThat(woke).endsWith(" ms late on late-io-1");
