@@ -185,7 +185,7 @@ case_burst() {
   check "burst beside the burners: stalls logged" "$((after - before))" "==" 0
   say "  starvations counted: $(cosched schedulers.cosched-io.starvations)"
   curl -s "$base/api/faults/spin?ms=300" > /dev/null
-  sleep 0.5
+  for _ in $(seq 1 50); do [ "$(stalls_logged burst.log)" -gt "$after" ] && break; sleep 0.1; done # the log line may trail the answer
   check "a 300 ms spin beside the burners: stalls logged" "$(( $(stalls_logged burst.log) - after ))" ">=" 1
   kill "$y1" "$y2"
   stop_demo

@@ -296,7 +296,7 @@ public final class LoadGen {
             if (c != null) {
                 open--;
                 idle.remove(c);
-                if (c.req != null && !c.answered && ctx.channel().attr(WRITTEN).get() != null) {
+                if (c.req != null && !c.answered) { // inactive follows active: the request was written
                     c.answered = true;
                     if (c.timeout != null) {
                         c.timeout.cancel(false);
@@ -319,15 +319,7 @@ public final class LoadGen {
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
             ctx.close(); // a reset: channelInactive settles the request
         }
-
-        @Override
-        public void channelActive(ChannelHandlerContext ctx) {
-            ctx.channel().attr(WRITTEN).set(Boolean.TRUE);
-            ctx.fireChannelActive();
-        }
     }
-
-    private static final io.netty.util.AttributeKey<Boolean> WRITTEN = io.netty.util.AttributeKey.valueOf("loadgen.up");
 
     /** After a request settled: the next one, as the mode says. */
     private void next() {
