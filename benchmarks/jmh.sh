@@ -9,11 +9,8 @@
 # Results land in benchmarks/results/<timestamp>/ (jmh.json, footprint.txt, summary.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-. .mvn/jdk.sh
-JAVA="$JAVA_HOME/bin/java"
+. benchmarks/start.sh
 
-quick=false
-if [ "${1-}" = "--quick" ]; then quick=true; shift; fi
 filter="${1-}"
 
 ./mvnw -q -B -pl benchmarks -am package -DskipTests

@@ -8,8 +8,7 @@
 # parks its coroutine 20 ms), then quiet again. Server on core 0, wrk on core 1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-. .mvn/jdk.sh
-JAVA="$JAVA_HOME/bin/java"
+. benchmarks/start.sh
 out="${1:-docs/img}"
 port=18090
 

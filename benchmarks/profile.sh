@@ -12,8 +12,7 @@
 # (io.cosched.bench.JfrProfile). Recordings: benchmarks/results/profile-<timestamp>/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-. .mvn/jdk.sh
-JAVA="$JAVA_HOME/bin/java"
+. benchmarks/start.sh
 
 . benchmarks/http-common.sh
 

@@ -25,11 +25,8 @@
 # benchmarks/results/http-<timestamp>/ (runs.csv, summary.md, *.png).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-. .mvn/jdk.sh
-JAVA="$JAVA_HOME/bin/java"
+. benchmarks/start.sh
 
-quick=false
-if [ "${1-}" = "--quick" ]; then quick=true; shift; fi
 if $quick; then rounds=1; warm=5; measure=5; else rounds=3; warm=15; measure=15; fi
 # for trying the harness itself: BENCH_ROUNDS, BENCH_WARM, BENCH_MEASURE (seconds) override the above
 rounds=${BENCH_ROUNDS:-$rounds}; warm=${BENCH_WARM:-$warm}; measure=${BENCH_MEASURE:-$measure}

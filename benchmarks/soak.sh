@@ -21,8 +21,7 @@
 # benchmarks/results/soak-<timestamp>/ (one JSON per load run, the demo logs, summary.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-. .mvn/jdk.sh
-JAVA="$JAVA_HOME/bin/java"
+. benchmarks/start.sh
 . benchmarks/http-common.sh
 
 cases=${SOAK_CASES:-"hog timer burst overload downstream postgres sigterm soak"}

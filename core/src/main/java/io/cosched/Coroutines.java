@@ -1,9 +1,8 @@
 package io.cosched;
 
-import io.cosched.internal.CarrierBase;
+import io.cosched.internal.Carrier;
 import io.cosched.internal.ComputePool;
 import io.cosched.internal.CoroutineImpl;
-import io.cosched.internal.DefaultScheduler;
 import io.cosched.internal.Waits;
 
 import java.time.Duration;
@@ -80,18 +79,18 @@ public final class Coroutines {
      * Starts {@code task} as a coroutine (coost's {@code go}). Inside a coroutine, or on a carrier
      * thread, it goes to the same scheduler and, for an IOManager, the same loop. Elsewhere it goes
      * to the first {@link IOManager} started and still running, else to a shared daemon IOManager
-     * named {@code cosched-go}, created on first use.
+     * named {@code cosched-go}, created on first use ({@link IOManager#defaultInstance()}).
      */
     public static Coroutine<Void> go(Runnable task) {
         CoroutineImpl<?> ctx = CoroutineImpl.currentContext();
         if (ctx != null) {
             return ctx.scheduler().spawnLocal(task);
         }
-        CarrierBase carrier = CarrierBase.ofCurrentThread();
+        Carrier carrier = Carrier.ofCurrentThread();
         if (carrier != null) {
             return carrier.owner().spawnLocal(task);
         }
-        return DefaultScheduler.get().spawn(task);
+        return IOManager.defaultInstance().spawn(task);
     }
 
     /**

@@ -1,6 +1,5 @@
 package io.cosched;
 
-import io.cosched.internal.DefaultScheduler;
 import io.cosched.internal.IoRuntime;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.EventLoop;
@@ -8,6 +7,8 @@ import io.netty.channel.EventLoopGroup;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A scheduler whose carriers are the event loops of a Netty 4.2 {@code MultiThreadIoEventLoopGroup}
@@ -29,14 +30,16 @@ import java.util.Objects;
  * }
  * }</pre>
  */
-public final class IOManager extends CoroutineScheduler {
+public final class IOManager extends AbstractScheduler<IoRuntime> {
 
-    private final IoRuntime runtime;
+    // The running IOManagers in start order, for code that cannot be handed one: Coroutines.go on a
+    // plain thread, a socket factory that a driver instantiates by class name.
+    private static final CopyOnWriteArrayList<IOManager> RUNNING = new CopyOnWriteArrayList<>();
+
     private final Transport transport;
 
     private IOManager(IoRuntime runtime) {
         super(runtime);
-        this.runtime = runtime;
         this.transport = "epoll".equals(runtime.transportName()) ? Transport.EPOLL : Transport.NIO;
     }
 
@@ -48,13 +51,36 @@ public final class IOManager extends CoroutineScheduler {
     @Override
     public void start() {
         runtime.start();
-        DefaultScheduler.offer(this);
+        RUNNING.addIfAbsent(this);
     }
 
     @Override
     public boolean stop(Duration timeout) {
-        DefaultScheduler.withdraw(this);
+        RUNNING.remove(this);
         return runtime.stop(timeout);
+    }
+
+    /**
+     * The IOManager that {@link Coroutines#go} uses on a thread outside any scheduler, and
+     * {@code io.cosched.net.LoopSocketFactory} when it names none: the first IOManager started that
+     * is still running, else a shared daemon IOManager named {@code cosched-go}, started on first use
+     * and never stopped (an IOManager started later takes over from it).
+     */
+    public static IOManager defaultInstance() {
+        for (IOManager io : RUNNING) { // a snapshot: the first in start order
+            return io;
+        }
+        return Shared.INSTANCE;
+    }
+
+    /** The running IOManager named {@code name} (of several, the first started), if any. */
+    public static Optional<IOManager> running(String name) {
+        for (IOManager io : RUNNING) {
+            if (io.name().equals(name)) {
+                return Optional.of(io);
+            }
+        }
+        return Optional.empty();
     }
 
     /** The event loops, for a Netty or Reactor Netty server. cosched owns them: stop the IOManager, not the group. */
@@ -83,7 +109,7 @@ public final class IOManager extends CoroutineScheduler {
      * @throws IllegalArgumentException if {@code index} is out of range
      */
     public EventLoop eventLoop(int index) {
-        return runtime.carrier(index).loop();
+        return runtime.eventLoop(index);
     }
 
     /**
@@ -125,7 +151,7 @@ public final class IOManager extends CoroutineScheduler {
      * loops), {@code transport}, {@code daemon}, {@code requireCarrierMode}, {@code stallThreshold},
      * {@code trackCoroutines}. Every argument is checked by {@link #build()}.
      */
-    public static final class Builder extends CoroutineScheduler.Builder<Builder> {
+    public static final class Builder extends AbstractScheduler.Builder<Builder> {
         private Transport transport = Transport.AUTO;
 
         private Builder() {
@@ -152,6 +178,16 @@ public final class IOManager extends CoroutineScheduler {
             Objects.requireNonNull(transport, "transport: null (expected: AUTO, EPOLL or NIO)");
             return new IOManager(new IoRuntime(name, threads, transport, daemon, requireCarrierMode,
                     stallThresholdNanos(), trackCoroutines));
+        }
+    }
+
+    private static final class Shared {
+        static final IOManager INSTANCE = create();
+
+        private static IOManager create() {
+            IOManager io = builder().name("cosched-go").daemon(true).build();
+            io.runtime.start(); // not listed as running: any IOManager a user starts comes first
+            return io;
         }
     }
 }

@@ -21,13 +21,10 @@ import java.time.Duration;
  * }
  * }</pre>
  */
-public final class PoolScheduler extends CoroutineScheduler {
-
-    private final PoolRuntime runtime;
+public final class PoolScheduler extends AbstractScheduler<PoolRuntime> {
 
     private PoolScheduler(PoolRuntime runtime) {
         super(runtime);
-        this.runtime = runtime;
     }
 
     public static Builder builder() {
@@ -60,7 +57,7 @@ public final class PoolScheduler extends CoroutineScheduler {
      * {@code useCaller}, {@code daemon}, {@code requireCarrierMode}, {@code stallThreshold},
      * {@code trackCoroutines}. Every argument is checked by {@link #build()}.
      */
-    public static final class Builder extends CoroutineScheduler.Builder<Builder> {
+    public static final class Builder extends AbstractScheduler.Builder<Builder> {
         private boolean useCaller;
 
         private Builder() {

@@ -224,7 +224,7 @@ class IOManagerTest {
             assertThat(io.spawn(io::isCurrent).join()).isTrue();
             assertThat(other.spawn(io::isCurrent).join()).isFalse();
             assertThat(io.eventLoopGroup().submit(io::isCurrent).get()).as("on its loop thread").isTrue();
-            // a virtual thread started inside a coroutine shares its scheduler (DESIGN 2a)
+            // a virtual thread started inside a coroutine shares its scheduler (the JDK hands it down)
             assertThat(io.spawn(() -> {
                 boolean[] inner = new boolean[1];
                 Thread.ofVirtual().start(() -> inner[0] = io.isCurrent()).join();

@@ -17,9 +17,9 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * DESIGN §2a: the JDK's socket pollers must not inherit a cosched loop as their scheduler, even
- * when the first blocking socket call of the JVM happens inside a coroutine. Runs in a fresh JVM
- * so that this really is the first socket call.
+ * The JDK's socket pollers (virtual threads it starts on the first blocking socket call) must not
+ * inherit a cosched loop as their scheduler, even when the first blocking socket call of the JVM
+ * happens inside a coroutine. Runs in a fresh JVM so that this really is the first socket call.
  */
 @Tag("carrier-only")
 class JdkPollerTest {

@@ -6,7 +6,6 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.lang.reflect.Field;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,13 +33,7 @@ class PoolSchedulerTest {
     }
 
     static PoolRuntime runtime(PoolScheduler pool) {
-        try {
-            Field f = PoolScheduler.class.getDeclaredField("runtime");
-            f.setAccessible(true);
-            return (PoolRuntime) f.get(pool);
-        } catch (ReflectiveOperationException e) {
-            throw new AssertionError(e);
-        }
+        return pool.runtime;
     }
 
     static List<Thread> carrierThreads(String prefix) {

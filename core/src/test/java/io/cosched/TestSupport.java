@@ -1,6 +1,6 @@
 package io.cosched;
 
-import io.cosched.internal.CarrierSupport;
+import io.cosched.internal.CoroutineThreads;
 
 import java.io.File;
 import java.io.IOException;
@@ -25,7 +25,7 @@ public final class TestSupport {
 
     /** Whether this JVM runs in carrier mode. */
     public static boolean carrierMode() {
-        return CarrierSupport.get().isCarrierMode();
+        return CoroutineThreads.get().isCarrierMode();
     }
 
     /**

@@ -30,42 +30,32 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
     static final int CANCELLED = 6;
     private static final CoroutineState[] STATES = CoroutineState.values();
 
-    private static final VarHandle STATE;
-    private static final VarHandle PERMIT;
-
-    static {
-        try {
-            MethodHandles.Lookup l = MethodHandles.lookup();
-            STATE = l.findVarHandle(CoroutineImpl.class, "state", int.class);
-            PERMIT = l.findVarHandle(CoroutineImpl.class, "permit", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle STATE = VarHandles.field(MethodHandles.lookup(), "state", int.class);
+    private static final VarHandle PERMIT = VarHandles.field(MethodHandles.lookup(), "permit", int.class);
 
     /** Fallback mode only: the coroutine running on the current virtual thread. */
     private static final ThreadLocal<CoroutineImpl<?>> CURRENT_FALLBACK = new ThreadLocal<>();
 
-    final SchedulerCore scheduler;
+    final CoroutineRuntime scheduler;
     final RunTarget home;
     private final Object task;       // Callable<T> or Runnable
     private final boolean detached;  // started by execute(): failures go to the uncaught-exception handler
     Thread thread;                   // set before start, never changed
 
     // The virtual thread's own continuation task. Captured from the first execute() call, which is
-    // made synchronously by Thread.start() in SchedulerCore.spawn; the queue hand-off publishes it
+    // made synchronously by Thread.start() in CoroutineRuntime.spawn; the queue hand-off publishes it
     // to carriers and every later caller learned of this thread after that.
     private Runnable continuation;
 
     private volatile int state;      // READY .. CANCELLED
     private volatile int permit;     // 1 = a resume() is pending
     private volatile boolean sleeping;
-    private final Result<T> result = new Result<>(this);
+    private final CoroutineResult<T> result = new CoroutineResult<>(this);
     // What the body threw, as thrown: CompletableFuture.get() would strip a CompletionException
     // (an AwaitTimeoutException, say) down to its cause. Written before the result completes.
     private Throwable failure;
 
-    CoroutineImpl(SchedulerCore scheduler, RunTarget home, Object task, boolean detached) {
+    CoroutineImpl(CoroutineRuntime scheduler, RunTarget home, Object task, boolean detached) {
         this.scheduler = scheduler;
         this.home = home;
         this.task = task;
@@ -76,9 +66,9 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
 
     /** The coroutine running on the current thread, or {@code null}. */
     public static CoroutineImpl<?> current() {
-        CarrierSupport support = CarrierSupport.get();
-        if (support.isCarrierMode()) {
-            if (support.currentScheduler() instanceof CoroutineImpl<?> co && co.thread == Thread.currentThread()) {
+        CoroutineThreads threads = CoroutineThreads.get();
+        if (threads.isCarrierMode()) {
+            if (threads.currentScheduler() instanceof CoroutineImpl<?> co && co.thread == Thread.currentThread()) {
                 return co;
             }
             return null;
@@ -91,14 +81,14 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
      * virtual thread that inherited a coroutine's scheduler, that coroutine. {@code null} otherwise.
      */
     public static CoroutineImpl<?> currentContext() {
-        CarrierSupport support = CarrierSupport.get();
-        if (support.isCarrierMode()) {
-            return support.currentScheduler() instanceof CoroutineImpl<?> co ? co : null;
+        CoroutineThreads threads = CoroutineThreads.get();
+        if (threads.isCarrierMode()) {
+            return threads.currentScheduler() instanceof CoroutineImpl<?> co ? co : null;
         }
         return Thread.currentThread().isVirtual() ? CURRENT_FALLBACK.get() : null;
     }
 
-    public SchedulerCore scheduler() {
+    public CoroutineRuntime scheduler() {
         return scheduler;
     }
 
@@ -114,12 +104,12 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
         Runnable own = continuation;
         if (r == own) {
             makeReady();
-            if (home instanceof CarrierBase carrier) {
+            if (home instanceof Carrier carrier) {
                 carrier.countWakeup();
             }
             home.submitStep(this);
         } else if (own == null) {
-            // the first submission, from Thread.start() in SchedulerCore.spawn
+            // the first submission, from Thread.start() in CoroutineRuntime.spawn
             continuation = r;
             home.submitStep(this);
         } else {
@@ -162,7 +152,7 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
         boolean carrierMode = scheduler.carrierMode;
         if (!carrierMode) {
             CURRENT_FALLBACK.set(this);
-            scheduler.fallbackStarted();
+            scheduler.counters.fallbackStarted();
             STATE.compareAndSet(this, READY, RUNNING);
         }
         T value = null;
@@ -245,12 +235,12 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
     public void beginWait(boolean sleep) {
         if (sleep) {
             sleeping = true;
-            scheduler.sleepingAdd(1);
+            scheduler.counters.sleepingAdd(1);
         }
         if (!scheduler.carrierMode) {
             STATE.compareAndSet(this, RUNNING, sleep ? SLEEPING : WAITING);
             if (!sleep) {
-                scheduler.fallbackWaitingAdd(1);
+                scheduler.counters.fallbackWaitingAdd(1);
             }
         }
     }
@@ -258,12 +248,12 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
     public void endWait(boolean sleep) {
         if (sleep) {
             sleeping = false;
-            scheduler.sleepingAdd(-1);
+            scheduler.counters.sleepingAdd(-1);
         }
         if (!scheduler.carrierMode) {
             STATE.compareAndSet(this, sleep ? SLEEPING : WAITING, RUNNING);
             if (!sleep) {
-                scheduler.fallbackWaitingAdd(-1);
+                scheduler.counters.fallbackWaitingAdd(-1);
             }
         }
     }
@@ -326,66 +316,5 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
     @Override
     public String toString() {
         return "Coroutine[" + name() + ", " + state() + ", " + scheduler.name + "]";
-    }
-
-    /** The coroutine's result: completed only by the coroutine, cancellable by users. */
-    static final class Result<T> extends CompletableFuture<T> {
-        private final CoroutineImpl<T> owner;
-
-        Result(CoroutineImpl<T> owner) {
-            this.owner = owner;
-        }
-
-        void set(T value) {
-            super.complete(value);
-        }
-
-        void fail(Throwable e) {
-            super.completeExceptionally(e);
-        }
-
-        void cancelled() {
-            super.cancel(false);
-        }
-
-        @Override
-        public boolean complete(T value) {
-            throw new UnsupportedOperationException("a coroutine's result is set by the coroutine itself");
-        }
-
-        @Override
-        public boolean completeExceptionally(Throwable ex) {
-            throw new UnsupportedOperationException("a coroutine's result is set by the coroutine itself");
-        }
-
-        @Override
-        public void obtrudeValue(T value) {
-            throw new UnsupportedOperationException("a coroutine's result is set by the coroutine itself");
-        }
-
-        @Override
-        public void obtrudeException(Throwable ex) {
-            throw new UnsupportedOperationException("a coroutine's result is set by the coroutine itself");
-        }
-
-        @Override
-        public boolean cancel(boolean mayInterruptIfRunning) {
-            return owner.cancel();
-        }
-
-        @Override
-        public CompletableFuture<T> completeOnTimeout(T value, long timeout, TimeUnit unit) {
-            return copy().completeOnTimeout(value, timeout, unit);
-        }
-
-        @Override
-        public CompletableFuture<T> orTimeout(long timeout, TimeUnit unit) {
-            return copy().orTimeout(timeout, unit);
-        }
-
-        @Override
-        public <U> CompletableFuture<U> newIncompleteFuture() {
-            return new CompletableFuture<>();
-        }
     }
 }

@@ -1,8 +1,10 @@
 package io.cosched.internal;
 
+import io.cosched.Arguments;
+
 import java.time.Duration;
 
-/** Argument checks for durations, with messages that name the argument, its value and the rule. */
+/** Durations as the nanoseconds that timers and parks take, checked by {@link Arguments}. */
 public final class Durations {
 
     private Durations() {
@@ -13,11 +15,10 @@ public final class Durations {
 
     /** {@code d} in nanoseconds, capped at {@link #MAX_NANOS}; zero allowed unless {@code positive}. */
     public static long toNanos(String name, Duration d, boolean positive) {
-        if (d == null) {
-            throw new NullPointerException(name + ": null (expected: a duration)");
-        }
-        if (d.isNegative() || (positive && d.isZero())) {
-            throw new IllegalArgumentException(name + ": " + d + (positive ? " (expected: > 0)" : " (expected: >= 0)"));
+        if (positive) {
+            Arguments.positive(name, d);
+        } else {
+            Arguments.nonNegative(name, d);
         }
         if (d.getSeconds() >= MAX_NANOS / 1_000_000_000L) {
             return MAX_NANOS;

@@ -2,6 +2,7 @@ package io.cosched.internal;
 
 import io.cosched.Transport;
 import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.util.concurrent.FastThreadLocalThread;
@@ -11,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** The machinery behind {@link io.cosched.IOManager}: carriers that are Netty event loops. */
-public final class IoRuntime extends SchedulerCore {
+public final class IoRuntime extends CoroutineRuntime {
 
     /** How long stop waits for the loops to terminate once the coroutines are gone. */
     private static final long LOOP_TERMINATION_NANOS = TimeUnit.SECONDS.toNanos(10);
@@ -89,7 +90,7 @@ public final class IoRuntime extends SchedulerCore {
     }
 
     @Override
-    CarrierBase[] carrierArray() {
+    Carrier[] carrierArray() {
         return carriers;
     }
 
@@ -121,7 +122,7 @@ public final class IoRuntime extends SchedulerCore {
         if (ctx != null && ctx.home instanceof LoopCarrier lc && lc.runtime == this) {
             return lc;
         }
-        if (CarrierBase.ofCurrentThread() instanceof LoopCarrier lc && lc.runtime == this) {
+        if (Carrier.ofCurrentThread() instanceof LoopCarrier lc && lc.runtime == this) {
             return lc;
         }
         return null;
@@ -140,7 +141,7 @@ public final class IoRuntime extends SchedulerCore {
         if (ctx != null && ctx.home instanceof LoopCarrier lc && lc.runtime == this) {
             return lc.index;
         }
-        if (CarrierBase.ofCurrentThread() instanceof LoopCarrier lc && lc.runtime == this) {
+        if (Carrier.ofCurrentThread() instanceof LoopCarrier lc && lc.runtime == this) {
             if (carriers.length == 1) {
                 throw new IllegalStateException("blocking I/O called on event loop thread '" + lc.threadName
                         + "' outside any coroutine: the thread would wait for I/O that only it can run (IOManager '"
@@ -179,7 +180,7 @@ public final class IoRuntime extends SchedulerCore {
 
     /** Another loop that is neither stalled nor closed, the one with the least queued; else the JDK's default scheduler. */
     @Override
-    RunTarget spillTarget(CarrierBase from) {
+    RunTarget spillTarget(Carrier from) {
         LoopCarrier best = null;
         long bestDepth = Long.MAX_VALUE;
         for (LoopCarrier c : carriers) {
@@ -196,15 +197,16 @@ public final class IoRuntime extends SchedulerCore {
 
     @Override
     public LoopCarrier carrier(int index) {
-        if (index < 0 || index >= carriers.length) {
-            throw new IllegalArgumentException("carrier: " + index + " (expected: 0.." + (carriers.length - 1)
-                    + "; IOManager '" + name + "' has " + carriers.length + " event loops)");
-        }
-        return carriers[index];
+        return carriers[checkIndex(index, "event loops")];
+    }
+
+    /** Event loop {@code index}, checked against the number of loops. */
+    public EventLoop eventLoop(int index) {
+        return carrier(index).loop();
     }
 
     @Override
-    protected boolean ownsCarrier(CarrierBase carrier) {
+    protected boolean ownsCarrier(Carrier carrier) {
         return carrier instanceof LoopCarrier lc && lc.runtime == this;
     }
 

@@ -8,7 +8,7 @@ import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** An IOManager's timers: one {@link LoopTimers} per loop, chosen by who is asking. */
-public final class IoTimerManager implements TimerManager {
+final class IoTimerManager implements TimerManager {
 
     private final IoRuntime runtime;
     private final AtomicInteger roundRobin = new AtomicInteger();
@@ -66,10 +66,10 @@ public final class IoTimerManager implements TimerManager {
 
     private void checkAccepting() {
         int s = runtime.state();
-        if (s == SchedulerCore.NEW) {
+        if (s == CoroutineRuntime.NEW) {
             throw runtime.rejected();
         }
-        if (s == SchedulerCore.STOPPED) {
+        if (s == CoroutineRuntime.STOPPED) {
             throw runtime.rejectedTimer();
         }
     }

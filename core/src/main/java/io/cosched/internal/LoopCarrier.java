@@ -14,7 +14,7 @@ import java.util.concurrent.RejectedExecutionException;
  * stops, whatever is left in it is handed to the JDK's default scheduler instead of being lost
  * with Netty's task queue.
  */
-public final class LoopCarrier extends CarrierBase implements Runnable {
+final class LoopCarrier extends Carrier implements Runnable {
 
     /**
      * Steps run per drain task before the loop gets back to I/O. Bounds how long a flood of
@@ -22,15 +22,7 @@ public final class LoopCarrier extends CarrierBase implements Runnable {
      */
     static final int BATCH = 256;
 
-    private static final VarHandle DRAIN_SCHEDULED;
-
-    static {
-        try {
-            DRAIN_SCHEDULED = MethodHandles.lookup().findVarHandle(LoopCarrier.class, "drainScheduled", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle DRAIN_SCHEDULED = VarHandles.field(MethodHandles.lookup(), "drainScheduled", int.class);
 
     final IoRuntime runtime;
     private final boolean daemon;
@@ -54,7 +46,7 @@ public final class LoopCarrier extends CarrierBase implements Runnable {
     }
 
     @Override
-    public SchedulerCore owner() {
+    public CoroutineRuntime owner() {
         return runtime;
     }
 
@@ -73,7 +65,7 @@ public final class LoopCarrier extends CarrierBase implements Runnable {
         t.start();
     }
 
-    // ---- offers (CarrierBase) ---------------------------------------------------------------------
+    // ---- offers (Carrier) ---------------------------------------------------------------------
 
     @Override
     boolean isClosed() {

@@ -23,22 +23,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * except during a stall, and never holds while a timer's task runs (that task may be the stall).
  * Each timer's state CAS decides who fires it: the loop or the rescuer, never both.
  */
-public final class LoopTimers implements TimerHost {
+final class LoopTimers implements TimerHost {
 
-    private static final VarHandle INBOX_SCHEDULED;
-    private static final VarHandle LOOP_PENDING;
-    private static final VarHandle LOCK;
+    private static final VarHandle INBOX_SCHEDULED = VarHandles.field(MethodHandles.lookup(), "inboxScheduled", int.class);
+    private static final VarHandle LOOP_PENDING = VarHandles.field(MethodHandles.lookup(), "loopPending", int.class);
+    private static final VarHandle LOCK = VarHandles.field(MethodHandles.lookup(), "lock", int.class);
     private static final long NONE = Long.MAX_VALUE;
-
-    static {
-        try {
-            INBOX_SCHEDULED = MethodHandles.lookup().findVarHandle(LoopTimers.class, "inboxScheduled", int.class);
-            LOOP_PENDING = MethodHandles.lookup().findVarHandle(LoopTimers.class, "loopPending", int.class);
-            LOCK = MethodHandles.lookup().findVarHandle(LoopTimers.class, "lock", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
 
     private final LoopCarrier carrier;
     private final Ticker ticker;
@@ -251,7 +241,7 @@ public final class LoopTimers implements TimerHost {
         try {
             t.runTask();
         } catch (Throwable e) {
-            CarrierBase.LOG.log(System.Logger.Level.WARNING, "cosched timer task " + t.task() + " threw (fired away from "
+            Carrier.LOG.log(System.Logger.Level.WARNING, "cosched timer task " + t.task() + " threw (fired away from "
                     + "its stalled loop " + carrier.threadName() + ")" + (t.recurring ? " (the recurring timer stays armed)" : ""), e);
         }
     }

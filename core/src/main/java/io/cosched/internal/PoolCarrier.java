@@ -14,7 +14,7 @@ import java.util.concurrent.locks.LockSupport;
  * submitter sees the carrier idle: no wake-up is lost. Only the side that wins the CAS out of
  * {@code IDLE} adjusts the pool's idle count.
  */
-final class PoolCarrier extends CarrierBase {
+final class PoolCarrier extends Carrier {
 
     static final int BUSY = 0;
     static final int IDLE = 1;
@@ -23,15 +23,7 @@ final class PoolCarrier extends CarrierBase {
     /** Every this many items a carrier looks at the shared queue first, so bound work cannot starve it. */
     private static final int SHARED_FIRST_EVERY = 61;
 
-    private static final VarHandle PARK_STATE;
-
-    static {
-        try {
-            PARK_STATE = MethodHandles.lookup().findVarHandle(PoolCarrier.class, "parkState", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle PARK_STATE = VarHandles.field(MethodHandles.lookup(), "parkState", int.class);
 
     private final PoolRuntime pool;
     private volatile int parkState = BUSY;
@@ -42,11 +34,11 @@ final class PoolCarrier extends CarrierBase {
     }
 
     @Override
-    public SchedulerCore owner() {
+    public CoroutineRuntime owner() {
         return pool;
     }
 
-    // ---- bound work (offers: CarrierBase) ------------------------------------------------------
+    // ---- bound work (offers: Carrier) ------------------------------------------------------
 
     @Override
     boolean isClosed() {
@@ -111,19 +103,11 @@ final class PoolCarrier extends CarrierBase {
             leaveIdle();
             return;
         }
-        while (parkState == IDLE) {
-            if (deadlineNanos == Long.MAX_VALUE) {
-                LockSupport.park(this);
-            } else {
-                long remaining = deadlineNanos - System.nanoTime();
-                if (remaining <= 0) {
-                    break;
-                }
-                LockSupport.parkNanos(this, remaining);
-            }
-            if (exit.getAsBoolean()) {
-                break;
-            }
+        Deadline limit = deadlineNanos == Long.MAX_VALUE ? null : Deadline.after(deadlineNanos - System.nanoTime(), null);
+        try {
+            Waits.parkUntil(() -> parkState != IDLE || exit.getAsBoolean(), limit, this, "idle", this);
+        } catch (InterruptedException e) {
+            // nobody interrupts a carrier on purpose: a wake-up like any other, the loop looks again
         }
         leaveIdle();
     }

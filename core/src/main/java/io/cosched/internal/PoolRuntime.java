@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.LongAdder;
  * own queue. With {@code useCaller}, the last carrier has no thread of its own: the thread calling
  * {@code runOnCaller()} or {@code stop()} becomes it.
  */
-public final class PoolRuntime extends SchedulerCore {
+public final class PoolRuntime extends CoroutineRuntime {
 
     private static final long CARRIER_EXIT_NANOS = TimeUnit.SECONDS.toNanos(10);
 
@@ -58,7 +58,7 @@ public final class PoolRuntime extends SchedulerCore {
         }
         for (int i = 0; i < ownThreads(); i++) {
             PoolCarrier c = carriers[i];
-            Thread t = new CarrierBase.CarrierThread(c, () -> c.runLoop(() -> terminate, Long.MAX_VALUE),
+            Thread t = new Carrier.CarrierThread(c, () -> c.runLoop(() -> terminate, Long.MAX_VALUE),
                     c.threadName, daemon);
             c.thread = t; // before start: a submitter may wake it as soon as it is idle
             t.start();
@@ -80,21 +80,17 @@ public final class PoolRuntime extends SchedulerCore {
 
     @Override
     public RunTarget carrier(int index) {
-        if (index < 0 || index >= carriers.length) {
-            throw new IllegalArgumentException("carrier: " + index + " (expected: 0.." + (carriers.length - 1)
-                    + "; PoolScheduler '" + name + "' has " + carriers.length + " carriers)");
-        }
-        return carriers[index];
+        return carriers[checkIndex(index, "carriers")];
     }
 
     @Override
-    CarrierBase[] carrierArray() {
+    Carrier[] carrierArray() {
         return carriers;
     }
 
     /** The shared queue while some carrier is not stalled to take from it; else the JDK's default scheduler. */
     @Override
-    RunTarget spillTarget(CarrierBase from) {
+    RunTarget spillTarget(Carrier from) {
         for (PoolCarrier c : carriers) {
             if (c != from && !c.isStalled() && c.thread != null) {
                 return shared;
@@ -104,7 +100,7 @@ public final class PoolRuntime extends SchedulerCore {
     }
 
     @Override
-    protected boolean ownsCarrier(CarrierBase carrier) {
+    protected boolean ownsCarrier(Carrier carrier) {
         return carrier instanceof PoolCarrier && carrier.owner() == this;
     }
 

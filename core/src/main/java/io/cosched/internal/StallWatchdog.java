@@ -9,7 +9,7 @@ import java.util.concurrent.locks.LockSupport;
  * future continuations spill elsewhere and its due timers fire elsewhere, and marks it recovered
  * once it moves again.
  *
- * <p>The carriers pay one release store per task ({@link CarrierBase#advance}); everything else
+ * <p>The carriers pay one release store per task ({@link Carrier#advance}); everything else
  * happens here, on a daemon thread that looks every eighth of a threshold, and exactly when a
  * suspect carrier would cross the threshold or a stalled loop's timer falls due. A carrier is a
  * suspect when its progress count has not moved since the last look and either it is inside a task
@@ -43,8 +43,8 @@ final class StallWatchdog implements Runnable {
 
     private enum Verdict { STUCK, BLOCKED, STARVED }
 
-    private final SchedulerCore owner;
-    private final CarrierBase[] carriers;
+    private final CoroutineRuntime owner;
+    private final Carrier[] carriers;
     private final long thresholdNanos;
     private final long periodNanos;
     private final long hiccupNanos;
@@ -72,7 +72,7 @@ final class StallWatchdog implements Runnable {
     private volatile boolean stopped;
     private Thread thread;
 
-    StallWatchdog(SchedulerCore owner, CarrierBase[] carriers, long thresholdNanos, Ticker ticker, ThreadTimes times,
+    StallWatchdog(CoroutineRuntime owner, Carrier[] carriers, long thresholdNanos, Ticker ticker, ThreadTimes times,
                   long hiccupNanos) {
         this.owner = owner;
         this.carriers = carriers;
@@ -121,7 +121,7 @@ final class StallWatchdog implements Runnable {
         Thread t;
         synchronized (this) {
             t = thread;
-            for (CarrierBase c : carriers) {
+            for (Carrier c : carriers) {
                 c.stalled = false;
             }
         }
@@ -164,7 +164,7 @@ final class StallWatchdog implements Runnable {
         lastLook = now;
         long next = now + periodNanos;
         for (int i = 0; i < carriers.length; i++) {
-            CarrierBase c = carriers[i];
+            Carrier c = carriers[i];
             Thread t = c.thread();
             if (t == null || t.getState() == Thread.State.TERMINATED || c.hasFailed()) {
                 continue; // not serving: a caller carrier nobody runs, or a carrier that died (the state says FAILED)
@@ -240,7 +240,7 @@ final class StallWatchdog implements Runnable {
 
 
     /** Where the suspect's time went since it became one (one sample of its thread's times). */
-    private Verdict judge(int i, CarrierBase c, long now) {
+    private Verdict judge(int i, Carrier c, long now) {
         ThreadTimes.Sample then = base[i];
         ThreadTimes.Sample sample = times.sample(c);
         if (sample.cpuNanos() == ThreadTimes.UNKNOWN || then.cpuNanos() == ThreadTimes.UNKNOWN) {
@@ -262,13 +262,13 @@ final class StallWatchdog implements Runnable {
     }
 
     /** Whether the code the carrier runs is parked or waiting for a monitor (a pinned coroutine, a lock). */
-    private static boolean waitsOnPurpose(CarrierBase c) {
+    private static boolean waitsOnPurpose(Carrier c) {
         Thread t = c.currentTask() instanceof CoroutineImpl<?> co ? co.thread() : c.thread();
         Thread.State s = t == null ? Thread.State.RUNNABLE : t.getState();
         return s == Thread.State.BLOCKED || s == Thread.State.WAITING || s == Thread.State.TIMED_WAITING;
     }
 
-    private void stalled(CarrierBase c, long since, long now, Verdict v) {
+    private void stalled(Carrier c, long since, long now, Verdict v) {
         c.stalled = true;
         stalls.increment();
         Object task = c.currentTask();
@@ -303,7 +303,7 @@ final class StallWatchdog implements Runnable {
         }
     }
 
-    private void starved(CarrierBase c, long waitedNanos) {
+    private void starved(Carrier c, long waitedNanos) {
         starvations.increment();
         long now = ticker.nanoTime();
         if (lastStarvationLog == NONE || now - lastStarvationLog >= STARVATION_LOG_EVERY) {
@@ -317,7 +317,7 @@ final class StallWatchdog implements Runnable {
         }
     }
 
-    private void recovered(CarrierBase c, long stuckNanos) {
+    private void recovered(Carrier c, long stuckNanos) {
         c.stalled = false;
         LOG.log(System.Logger.Level.INFO, "{0} ''{1}'': carrier {2} moves again after being stuck for about {3} ms",
                 owner.kind(), owner.name(), c.threadName(), millis(stuckNanos));

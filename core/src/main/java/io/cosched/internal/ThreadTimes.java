@@ -21,7 +21,7 @@ interface ThreadTimes {
     record Sample(long cpuNanos, long runQueueNanos) {
     }
 
-    Sample sample(CarrierBase carrier);
+    Sample sample(Carrier carrier);
 
     /** Times in which every carrier burns CPU all the time {@code ticker} says passes, and never waits for one. */
     static ThreadTimes burning(Ticker ticker) {
@@ -33,7 +33,7 @@ interface ThreadTimes {
         private volatile ThreadMXBean threads;
 
         @Override
-        public Sample sample(CarrierBase carrier) {
+        public Sample sample(Carrier carrier) {
             Sample s = schedstat(carrier.osThreadId());
             return s != null ? s : new Sample(cpuFromManagement(carrier.thread()), UNKNOWN);
         }

@@ -2,7 +2,7 @@ package io.cosched.internal;
 
 /** A source of monotonic nanoseconds; tests drive a manual one. */
 @FunctionalInterface
-public interface Ticker {
+interface Ticker {
 
     Ticker SYSTEM = System::nanoTime;
 

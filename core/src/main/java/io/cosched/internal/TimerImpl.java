@@ -13,21 +13,13 @@ import java.util.concurrent.locks.LockSupport;
  * {@code this}; the owning loop's {@link TimerQueue} learns of the change through the
  * {@link TimerHost} and keeps its links, which only the loop touches, in step.
  */
-public final class TimerImpl implements Timer {
+final class TimerImpl implements Timer {
 
     static final int PENDING = 0;
     static final int FIRED = 1;
     static final int CANCELLED = 2;
 
-    private static final VarHandle STATE;
-
-    static {
-        try {
-            STATE = MethodHandles.lookup().findVarHandle(TimerImpl.class, "state", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle STATE = VarHandles.field(MethodHandles.lookup(), "state", int.class);
 
     final TimerHost host;
     private final Runnable task;              // null for a wake-up timer

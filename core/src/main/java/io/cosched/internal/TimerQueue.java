@@ -18,7 +18,7 @@ import java.util.function.Consumer;
  * <p>Ready timers are still compared with their exact deadline, so a timer never fires early; one
  * due later within the current tick waits in the ready list and the loop wakes for it exactly.
  */
-public final class TimerQueue {
+final class TimerQueue {
 
     static final int TICK_SHIFT = 20;           // 2^20 ns = 1.048576 ms per tick
     private static final int LEVEL_BITS = 6;

@@ -5,6 +5,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.BiConsumer;
+import java.util.function.BooleanSupplier;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -31,12 +32,7 @@ public final class Waits {
             co.beginWait(true);
         }
         try {
-            while (!limit.passed()) {
-                if (Thread.interrupted()) {
-                    throw new InterruptedException("interrupted while sleeping");
-                }
-                limit.park(limit);
-            }
+            parkUntil(NEVER, limit, limit, "sleeping", null);
         } finally {
             limit.cancel();
             if (co != null) {
@@ -60,18 +56,7 @@ public final class Waits {
                 co.beginWait(false);
             }
             try {
-                while (!done.done) {
-                    if (Thread.interrupted()) {
-                        throw new InterruptedException("interrupted while awaiting " + stage);
-                    }
-                    if (limit == null) {
-                        LockSupport.park(done);
-                    } else if (limit.passed()) {
-                        break;
-                    } else {
-                        limit.park(done);
-                    }
-                }
+                parkUntil(done, limit, done, "awaiting", stage);
             } finally {
                 if (limit != null) {
                     limit.cancel();
@@ -89,7 +74,7 @@ public final class Waits {
     }
 
     /** Parks the current thread until {@code finished} reports true; for compute and similar hand-offs. */
-    public static void parkUntil(java.util.function.BooleanSupplier finished, Object blocker, Runnable onInterrupt)
+    public static void parkUntil(BooleanSupplier finished, Object blocker, Runnable onInterrupt)
             throws InterruptedException {
         if (finished.getAsBoolean()) {
             return;
@@ -99,16 +84,38 @@ public final class Waits {
             co.beginWait(false);
         }
         try {
-            while (!finished.getAsBoolean()) {
-                if (Thread.interrupted()) {
-                    onInterrupt.run();
-                    throw new InterruptedException("interrupted while waiting");
-                }
-                LockSupport.park(blocker);
-            }
+            parkUntil(finished, null, blocker, "waiting", null);
+        } catch (InterruptedException e) {
+            onInterrupt.run();
+            throw e;
         } finally {
             if (co != null) {
                 co.endWait(false);
+            }
+        }
+    }
+
+    /**
+     * The park loop of every wait here: parks the calling thread until {@code done} holds (returns
+     * true), {@code limit} passes (returns false; a null limit never does) or the thread is
+     * interrupted (throws, the flag cleared). A wake-up that changes neither is spurious and parked over.
+     */
+    static boolean parkUntil(BooleanSupplier done, Deadline limit, Object blocker, String what, Object subject)
+            throws InterruptedException {
+        for (;;) {
+            if (done.getAsBoolean()) {
+                return true;
+            }
+            if (limit != null && limit.passed()) {
+                return false;
+            }
+            if (Thread.interrupted()) {
+                throw new InterruptedException("interrupted while " + what + (subject == null ? "" : " " + subject));
+            }
+            if (limit == null) {
+                LockSupport.park(blocker);
+            } else {
+                limit.park(blocker);
             }
         }
     }
@@ -128,7 +135,9 @@ public final class Waits {
         }
     }
 
-    private static final class Completion<T> implements BiConsumer<T, Throwable> {
+    private static final BooleanSupplier NEVER = () -> false;
+
+    private static final class Completion<T> implements BiConsumer<T, Throwable>, BooleanSupplier {
         private final Thread waiter;
         private T value;
         private Throwable failure;
@@ -144,6 +153,11 @@ public final class Waits {
             failure = e;
             done = true;
             LockSupport.unpark(waiter);
+        }
+
+        @Override
+        public boolean getAsBoolean() {
+            return done;
         }
 
         T result() {

@@ -35,6 +35,8 @@ import java.util.concurrent.locks.LockSupport;
  * for writers when the channel's outbound buffer is full.
  *
  * <p>Messages taken are the reader's to release; {@link #discard()} releases what was never taken.
+ *
+ * <p>Most of its length is the contract of its public methods, written out for callers outside cosched.
  */
 public final class ChannelInbox extends ChannelInboundHandlerAdapter {
 

@@ -1,6 +1,6 @@
 package io.cosched.net;
 
-import io.cosched.internal.CarrierBase;
+import io.cosched.internal.Carrier;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -25,7 +25,7 @@ public final class LoopProgressHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        CarrierBase.countProgressOfCurrentThread();
+        Carrier.countProgressOfCurrentThread();
         ctx.fireChannelRead(msg);
     }
 }

@@ -2,7 +2,6 @@ package io.cosched.net;
 
 import io.cosched.IOManager;
 import io.netty.bootstrap.Bootstrap;
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.socket.DuplexChannel;
@@ -25,8 +24,6 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A {@link Socket} whose connection is a Netty channel on one event loop of an IOManager: reads park
@@ -38,24 +35,24 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>Like a JDK socket: a read that times out ({@link #setSoTimeout}) leaves the socket usable; an
  * interrupted read or write closes it ("Closed by interrupt"); {@link #close()} from another thread
  * ends a blocked read with "Socket closed".
+ *
+ * <p>Its streams are {@link LoopSocketInput} and {@link LoopSocketOutput}. The file is long because it
+ * overrides all of {@link Socket}'s public methods (some fifty, most a line or two: options, addresses,
+ * state): one left to the JDK would reach a socket implementation this socket does not have.
  */
 final class LoopSocket extends Socket {
 
     private final IOManager io;
     private final int fixedLoop; // -1: the loop the connecting caller belongs to
     private final ChannelInbox inbox = new ChannelInbox();
-    private final Input input = new Input();
-    private final Output output = new Output();
-    // The part of a read buffer the reader has not copied out yet. Taken out while copying, so that a
-    // close on another thread releases it only when no reader holds it.
-    private final AtomicReference<ByteBuf> leftover = new AtomicReference<>();
+    private final LoopSocketInput input = new LoopSocketInput(this, inbox);
+    private final LoopSocketOutput output = new LoopSocketOutput(this, inbox);
 
     private volatile Channel channel;
     private volatile int loop = -1;
     private volatile boolean closed;
     private volatile boolean inputShutdown;
     private volatile boolean outputShutdown;
-    private volatile boolean eof;
     private volatile int soTimeoutMillis;
     private boolean bound;
     private SocketAddress bindAddress;
@@ -176,162 +173,6 @@ final class LoopSocket extends Socket {
         return output;
     }
 
-    private final class Input extends InputStream {
-
-        @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            int n = read(one, 0, 1);
-            return n < 0 ? -1 : one[0] & 0xff;
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) throws IOException {
-            Objects.checkFromIndexSize(off, len, b.length);
-            if (closed) {
-                throw new SocketException("Socket closed");
-            }
-            if (len == 0) {
-                return 0;
-            }
-            if (eof || inputShutdown) {
-                return -1;
-            }
-            ByteBuf buf = leftover.getAndSet(null);
-            if (buf == null) {
-                buf = next(soTimeoutMillis);
-                if (buf == null) {
-                    return -1;
-                }
-            }
-            int n = 0;
-            try {
-                for (;;) {
-                    int chunk = Math.min(len - n, buf.readableBytes());
-                    buf.readBytes(b, off + n, chunk);
-                    n += chunk;
-                    if (n == len) {
-                        break;
-                    }
-                    Object more = inbox.poll(); // more arrived already: hand it over without waiting
-                    if (more == null) {
-                        break;
-                    }
-                    buf.release();
-                    buf = (ByteBuf) more;
-                }
-            } finally {
-                keepOrRelease(buf);
-            }
-            return n;
-        }
-
-        /** The next buffer from the loop, waiting up to the socket timeout; {@code null} at the end. */
-        private ByteBuf next(int timeoutMillis) throws IOException {
-            Object msg;
-            try {
-                msg = inbox.take(TimeUnit.MILLISECONDS.toNanos(timeoutMillis));
-            } catch (ClosedByInterruptException e) {
-                close();
-                throw closedByInterrupt(e);
-            } catch (java.net.SocketTimeoutException e) {
-                throw e; // the socket stays usable
-            } catch (IOException e) {
-                // A JDK socket reports a broken connection as a SocketException ("Connection reset"),
-                // and a TLS layer on top passes those through unchanged.
-                SocketException s = new SocketException(closed ? "Socket closed" : e.getMessage());
-                s.initCause(e);
-                throw s;
-            }
-            if (msg == null) {
-                if (closed) {
-                    throw new SocketException("Socket closed");
-                }
-                eof = true;
-            }
-            return (ByteBuf) msg;
-        }
-
-        @Override
-        public int available() throws IOException {
-            if (closed) {
-                throw new SocketException("Socket closed");
-            }
-            if (eof || inputShutdown) {
-                return 0;
-            }
-            ByteBuf buf = leftover.get();
-            long n = inbox.queuedBytes() + (buf == null ? 0 : buf.readableBytes());
-            return (int) Math.min(Integer.MAX_VALUE, n);
-        }
-
-        @Override
-        public void close() throws IOException {
-            LoopSocket.this.close();
-        }
-    }
-
-    /** After a read: keeps what is left of {@code buf} for the next one, unless the socket closed meanwhile. */
-    private void keepOrRelease(ByteBuf buf) {
-        if (!buf.isReadable()) {
-            buf.release();
-            return;
-        }
-        leftover.set(buf);
-        // close() sets the flag before it empties the slot: either it released buf, or we see the flag
-        if (closed && leftover.compareAndSet(buf, null)) {
-            buf.release();
-        }
-    }
-
-    private final class Output extends OutputStream {
-
-        @Override
-        public void write(int b) throws IOException {
-            write(new byte[] {(byte) b}, 0, 1);
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) throws IOException {
-            Objects.checkFromIndexSize(off, len, b.length);
-            if (closed) {
-                throw new SocketException("Socket closed");
-            }
-            if (outputShutdown) {
-                throw new SocketException("Socket output is shutdown");
-            }
-            if (len == 0) {
-                return;
-            }
-            Channel ch = channel;
-            try {
-                inbox.awaitWritable();
-            } catch (ClosedByInterruptException e) {
-                close();
-                throw closedByInterrupt(e);
-            }
-            if (!ch.isActive()) {
-                throw new SocketException(closed ? "Socket closed" : "Connection closed by peer");
-            }
-            // Every write goes out at once, as on a JDK socket: a driver need not call flush(). A
-            // failure closes the channel, and the next read or write reports it.
-            ByteBuf buf = ch.alloc().buffer(len).writeBytes(b, off, len);
-            ch.writeAndFlush(buf, ch.voidPromise());
-        }
-
-        @Override
-        public void flush() throws IOException {
-            if (closed) {
-                throw new SocketException("Socket closed");
-            }
-        }
-
-        @Override
-        public void close() throws IOException {
-            LoopSocket.this.close();
-        }
-    }
-
     // ---- closing -----------------------------------------------------------------------------------
 
     @Override
@@ -348,10 +189,7 @@ final class LoopSocket extends Socket {
             ch.close();
         }
         inbox.discard(); // wakes a reader blocked on another thread: it reports "Socket closed"
-        ByteBuf buf = leftover.getAndSet(null);
-        if (buf != null) {
-            buf.release();
-        }
+        input.releaseLeftover();
     }
 
     @Override
@@ -377,7 +215,7 @@ final class LoopSocket extends Socket {
         ((DuplexChannel) channel).shutdownOutput();
     }
 
-    private static SocketException closedByInterrupt(ClosedByInterruptException e) {
+    static SocketException closedByInterrupt(ClosedByInterruptException e) {
         SocketException s = new SocketException("Closed by interrupt");
         s.initCause(e);
         return s;
@@ -469,6 +307,16 @@ final class LoopSocket extends Socket {
     private SocketAddress local() {
         Channel ch = channel;
         return ch == null ? bindAddress : ch.localAddress();
+    }
+
+    /** The connection, {@code null} before it is made. */
+    Channel channel() {
+        return channel;
+    }
+
+    /** {@link #getSoTimeout()} for the reader, which checks for a close itself. */
+    int soTimeoutMillis() {
+        return soTimeoutMillis;
     }
 
     /** The index of the event loop the connection lives on, -1 before it is made. */

@@ -1,7 +1,6 @@
 package io.cosched.net;
 
 import io.cosched.IOManager;
-import io.cosched.internal.DefaultScheduler;
 
 import javax.net.SocketFactory;
 import java.io.IOException;
@@ -139,14 +138,10 @@ public class LoopSocketFactory extends SocketFactory {
             return io;
         }
         if (ioName == null) {
-            return DefaultScheduler.io();
+            return IOManager.defaultInstance();
         }
-        IOManager named = DefaultScheduler.running(ioName);
-        if (named == null) {
-            throw new SocketException("no running IOManager named '" + ioName + "' for " + this
-                    + " (start it before connections are opened)");
-        }
-        return named;
+        return IOManager.running(ioName).orElseThrow(() -> new SocketException("no running IOManager named '"
+                + ioName + "' for " + this + " (start it before connections are opened)"));
     }
 
     @Override

@@ -59,7 +59,7 @@ class StallWatchdogTest {
     };
     private final AtomicBoolean release = new AtomicBoolean();
     private final CountDownLatch unblock = new CountDownLatch(1);
-    private SchedulerCore scheduler;
+    private CoroutineRuntime scheduler;
 
     @BeforeEach
     void captureLog() {
@@ -146,7 +146,7 @@ class StallWatchdogTest {
         final long[] queued = new long[2];
 
         @Override
-        public Sample sample(CarrierBase carrier) {
+        public Sample sample(Carrier carrier) {
             return new Sample(cpu[carrier.index()], queued[carrier.index()]);
         }
     }
@@ -228,7 +228,7 @@ class StallWatchdogTest {
         assertThat(messages(Level.WARNING)).singleElement().satisfies(m -> assertThat(m).contains("stuck for 100 ms"));
     }
 
-    private static boolean isBusy(SchedulerCore s, int carrier) {
+    private static boolean isBusy(CoroutineRuntime s, int carrier) {
         return s.carrierArray()[carrier].isBusy();
     }
 
@@ -319,7 +319,7 @@ class StallWatchdogTest {
     }
 
     /**
-     * DESIGN §2's dead-lock: a coroutine homed on loop 0 holds a lock and parks on socket I/O; loop 0's
+     * The dead-lock of carrying coroutines on event loops: a coroutine homed on loop 0 holds a lock and parks on socket I/O; loop 0's
      * thread then blocks on that lock. The coroutine's resume is queued for loop 0, which will not run it
      * until it gets the lock. With the watchdog the resume spills (to loop 1, or with one loop to the
      * JDK's default scheduler), the coroutine unlocks, and loop 0 moves again.

@@ -49,7 +49,7 @@ class StalledLoopTest {
     private static final long MS = 1_000_000L;
 
     private final AtomicBoolean release = new AtomicBoolean();
-    private SchedulerCore scheduler;
+    private CoroutineRuntime scheduler;
     private IOManager manager;
 
     @AfterEach

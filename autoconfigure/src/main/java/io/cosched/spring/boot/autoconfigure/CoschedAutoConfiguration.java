@@ -47,7 +47,7 @@ public final class CoschedAutoConfiguration {
     @Bean(destroyMethod = "")
     @ConditionalOnMissingBean
     PoolScheduler coschedPoolScheduler(CoschedProperties properties, ObjectProvider<CoschedCustomizer> customizers) {
-        CoschedProperties.Scheduler scheduler = properties.getScheduler();
+        CoschedProperties.Pool scheduler = properties.getScheduler();
         PoolScheduler.Builder builder = PoolScheduler.builder()
                 .name(scheduler.getName())
                 .threads(scheduler.getThreads())

@@ -1,5 +1,6 @@
 package io.cosched.spring.boot.autoconfigure;
 
+import io.cosched.Arguments;
 import io.cosched.Transport;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -16,7 +17,7 @@ public class CoschedProperties {
     /** Whether cosched is on: its scheduler beans, the HTTP server on its event loops, and coroutine handlers. */
     private boolean enabled = true;
 
-    private final Scheduler scheduler = new Scheduler();
+    private final Pool scheduler = new Pool();
 
     private final Io io = new Io();
 
@@ -40,7 +41,7 @@ public class CoschedProperties {
         this.enabled = enabled;
     }
 
-    public Scheduler getScheduler() {
+    public Pool getScheduler() {
         return scheduler;
     }
 
@@ -72,24 +73,25 @@ public class CoschedProperties {
         return jdbc;
     }
 
-    /** The PoolScheduler bean (sylar's N-M scheduler) for coroutines that need no event loop. */
-    public static class Scheduler {
+    /** What both scheduler beans are given: a name and a number of carrier threads. */
+    public abstract static class Carriers {
 
-        /** Name of the PoolScheduler; its carrier threads are named <name>-<index>. */
-        private String name = "cosched";
+        /** Name of the scheduler; its carrier threads (event loops, for cosched.io) are named <name>-<index>. */
+        private String name;
 
-        /** Carrier threads of the PoolScheduler. Defaults to the number of available processors. */
+        /** Carrier threads (for cosched.io: event loops, which serve HTTP too). Defaults to the number of available processors. */
         private int threads = Runtime.getRuntime().availableProcessors();
 
-        /** Whether the thread that stops the PoolScheduler serves as its last carrier while draining (sylar's use_caller). */
-        private boolean useCaller;
+        Carriers(String name) {
+            this.name = name;
+        }
 
         public String getName() {
             return name;
         }
 
         public void setName(String name) {
-            this.name = checkName(name);
+            this.name = Arguments.nonBlank("name", name);
         }
 
         public int getThreads() {
@@ -97,7 +99,21 @@ public class CoschedProperties {
         }
 
         public void setThreads(int threads) {
-            this.threads = checkThreads(threads);
+            this.threads = Arguments.positive("threads", threads);
+        }
+    }
+
+    /**
+     * The PoolScheduler bean (sylar's N-M scheduler) for coroutines that need no event loop; bound
+     * from {@code cosched.scheduler.*}, named {@code cosched} unless told otherwise.
+     */
+    public static class Pool extends Carriers {
+
+        /** Whether the thread that stops the PoolScheduler serves as its last carrier while draining (sylar's use_caller). */
+        private boolean useCaller;
+
+        public Pool() {
+            super("cosched");
         }
 
         public boolean isUseCaller() {
@@ -109,32 +125,14 @@ public class CoschedProperties {
         }
     }
 
-    /** The IOManager bean: Netty event loops that carry coroutines and also serve HTTP. */
-    public static class Io {
-
-        /** Name of the IOManager; its event loop threads are named <name>-<index>. */
-        private String name = "cosched-io";
-
-        /** Event loops; the HTTP server runs on them too. Defaults to the number of available processors. */
-        private int threads = Runtime.getRuntime().availableProcessors();
+    /** The IOManager bean: Netty event loops that carry coroutines and also serve HTTP; named {@code cosched-io} unless told otherwise. */
+    public static class Io extends Carriers {
 
         /** I/O transport of the event loops: auto (epoll where available, else nio), epoll or nio. */
         private Transport transport = Transport.AUTO;
 
-        public String getName() {
-            return name;
-        }
-
-        public void setName(String name) {
-            this.name = checkName(name);
-        }
-
-        public int getThreads() {
-            return threads;
-        }
-
-        public void setThreads(int threads) {
-            this.threads = checkThreads(threads);
+        public Io() {
+            super("cosched-io");
         }
 
         public Transport getTransport() {
@@ -192,10 +190,7 @@ public class CoschedProperties {
         }
 
         public void setRequestTimeout(@Nullable Duration requestTimeout) {
-            if (requestTimeout != null && (requestTimeout.isNegative() || requestTimeout.isZero())) {
-                throw new IllegalArgumentException("request-timeout: " + requestTimeout + " (expected: > 0, or unset for none)");
-            }
-            this.requestTimeout = requestTimeout;
+            this.requestTimeout = requestTimeout == null ? null : Arguments.positive("request-timeout", requestTimeout);
         }
 
         public @Nullable Integer getMaxInFlight() {
@@ -203,10 +198,7 @@ public class CoschedProperties {
         }
 
         public void setMaxInFlight(@Nullable Integer maxInFlight) {
-            if (maxInFlight != null && maxInFlight <= 0) {
-                throw new IllegalArgumentException("max-in-flight: " + maxInFlight + " (expected: > 0, or unset for no limit)");
-            }
-            this.maxInFlight = maxInFlight;
+            this.maxInFlight = maxInFlight == null ? null : Arguments.positive("max-in-flight", maxInFlight);
         }
 
         public boolean isCancelOnDisconnect() {
@@ -239,10 +231,7 @@ public class CoschedProperties {
         }
 
         public void setTimeout(Duration timeout) {
-            if (timeout == null || timeout.isNegative()) {
-                throw new IllegalArgumentException("timeout: " + timeout + " (expected: >= 0)");
-            }
-            this.timeout = timeout;
+            this.timeout = Arguments.nonNegative("timeout", timeout);
         }
     }
 
@@ -262,10 +251,7 @@ public class CoschedProperties {
         }
 
         public void setThreshold(Duration threshold) {
-            if (threshold == null || threshold.isNegative()) {
-                throw new IllegalArgumentException("threshold: " + threshold + " (expected: >= 0; 0 turns the watchdog off)");
-            }
-            this.threshold = threshold;
+            this.threshold = Arguments.nonNegative("threshold", threshold);
         }
     }
 
@@ -303,10 +289,7 @@ public class CoschedProperties {
             }
 
             public void setIdleTimeout(Duration idleTimeout) {
-                if (idleTimeout == null || idleTimeout.isNegative() || idleTimeout.isZero()) {
-                    throw new IllegalArgumentException("idle-timeout: " + idleTimeout + " (expected: > 0)");
-                }
-                this.idleTimeout = idleTimeout;
+                this.idleTimeout = Arguments.positive("idle-timeout", idleTimeout);
             }
         }
     }
@@ -327,19 +310,5 @@ public class CoschedProperties {
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
         }
-    }
-
-    private static String checkName(String name) {
-        if (name == null || name.isBlank()) {
-            throw new IllegalArgumentException("name: '" + name + "' (expected: a non-blank name)");
-        }
-        return name;
-    }
-
-    private static int checkThreads(int threads) {
-        if (threads <= 0) {
-            throw new IllegalArgumentException("threads: " + threads + " (expected: > 0)");
-        }
-        return threads;
     }
 }

@@ -1,5 +1,6 @@
 package io.cosched.spring.http.client;
 
+import io.cosched.Arguments;
 import io.cosched.IOManager;
 import io.cosched.net.ChannelInbox;
 import io.cosched.net.LoopChannels;
@@ -101,12 +102,12 @@ public final class LoopClientHttpRequestFactory implements ClientHttpRequestFact
 
     /** Longest time to establish a connection (and its TLS handshake). Default {@link #DEFAULT_CONNECT_TIMEOUT}. */
     public void setConnectTimeout(Duration connectTimeout) {
-        this.connectTimeout = positive("connectTimeout", connectTimeout);
+        this.connectTimeout = Arguments.positive("connectTimeout", connectTimeout);
     }
 
     /** Longest wait for the next part of a response (its head, then each piece of its body); {@code null}: none (default). */
     public void setReadTimeout(@Nullable Duration readTimeout) {
-        this.readTimeout = readTimeout == null ? null : positive("readTimeout", readTimeout);
+        this.readTimeout = readTimeout == null ? null : Arguments.positive("readTimeout", readTimeout);
     }
 
     /** Whether 301, 302, 303, 307 and 308 answers are followed (never from https to http). Default true. */
@@ -139,7 +140,7 @@ public final class LoopClientHttpRequestFactory implements ClientHttpRequestFact
 
     /** How long an idle connection is kept for reuse. Default {@link #DEFAULT_IDLE_TIMEOUT}; set it before the first request. */
     public void setIdleTimeout(Duration idleTimeout) {
-        this.idleTimeout = positive("idleTimeout", idleTimeout);
+        this.idleTimeout = Arguments.positive("idleTimeout", idleTimeout);
     }
 
     /** The IOManager whose loops carry the connections. */
@@ -408,14 +409,6 @@ public final class LoopClientHttpRequestFactory implements ClientHttpRequestFact
         SslHandler handler = new SslHandler(engine);
         handler.setHandshakeTimeoutMillis(connectTimeout.toMillis());
         return handler;
-    }
-
-    private static Duration positive(String name, Duration d) {
-        Objects.requireNonNull(d, () -> name + ": null (expected: a positive duration)");
-        if (d.isNegative() || d.isZero()) {
-            throw new IllegalArgumentException(name + ": " + d + " (expected: > 0)");
-        }
-        return d;
     }
 
     @Override

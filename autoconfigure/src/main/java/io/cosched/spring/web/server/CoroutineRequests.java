@@ -1,5 +1,6 @@
 package io.cosched.spring.web.server;
 
+import io.cosched.Arguments;
 import io.cosched.IOManager;
 import io.cosched.spring.web.CoschedWebStats;
 import io.netty.util.concurrent.EventExecutor;
@@ -53,16 +54,10 @@ public final class CoroutineRequests {
      */
     public CoroutineRequests(IOManager io, CoschedWebStats stats, @Nullable Duration timeout,
             @Nullable Integer maxInFlight, boolean cancelOnDisconnect, boolean annotatedOnly) {
-        if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
-            throw new IllegalArgumentException("timeout: " + timeout + " (expected: > 0, or null for none)");
-        }
-        if (maxInFlight != null && maxInFlight <= 0) {
-            throw new IllegalArgumentException("maxInFlight: " + maxInFlight + " (expected: > 0, or null for no limit)");
-        }
         this.io = io;
         this.stats = stats;
-        this.timeout = timeout;
-        this.maxInFlight = maxInFlight == null ? Integer.MAX_VALUE : maxInFlight;
+        this.timeout = timeout == null ? null : Arguments.positive("timeout", timeout);
+        this.maxInFlight = maxInFlight == null ? Integer.MAX_VALUE : Arguments.positive("maxInFlight", maxInFlight);
         this.cancelOnDisconnect = cancelOnDisconnect;
         this.selector = new CoroutineHandlerSelector(annotatedOnly);
     }

@@ -171,7 +171,7 @@ class StallWebTest {
     }
 
     /**
-     * DESIGN §2's dead-lock in a running app with one loop: a coroutine handler holds a lock and parks
+     * The dead-lock of carrying coroutines on event loops, in a running app with one loop: a coroutine handler holds a lock and parks
      * on a socket read; a reactive handler then blocks the loop thread on that lock. The coroutine's
      * resume is queued for the blocked loop; the watchdog spills it (to the JDK's default scheduler,
      * as no other loop exists), it unlocks, and both requests complete.

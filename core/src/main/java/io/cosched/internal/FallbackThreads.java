@@ -3,22 +3,10 @@ package io.cosched.internal;
 import java.util.concurrent.Executor;
 
 /** Fallback mode: coroutines are ordinary virtual threads on the JDK's default scheduler. */
-final class FallbackCarrierSupport extends CarrierSupport {
+final class FallbackThreads extends CoroutineThreads {
 
-    private final String reason;
-
-    FallbackCarrierSupport(String reason) {
-        this.reason = reason;
-    }
-
-    @Override
-    public boolean isCarrierMode() {
-        return false;
-    }
-
-    @Override
-    public String unavailableReason() {
-        return reason;
+    FallbackThreads(String reason) {
+        super(reason);
     }
 
     @Override

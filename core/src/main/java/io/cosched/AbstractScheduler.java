@@ -1,71 +1,74 @@
 package io.cosched;
 
-import io.cosched.internal.SchedulerCore;
+import io.cosched.internal.CoroutineRuntime;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 
-/** What both public schedulers do the same way: hand each task to the runtime as a coroutine. */
-abstract class CoroutineScheduler implements Scheduler {
+/**
+ * What both public schedulers do the same way: hand each task to their runtime (the internal engine
+ * that owns the carriers) as a coroutine.
+ */
+abstract class AbstractScheduler<R extends CoroutineRuntime> implements Scheduler {
 
     /** The stall threshold a builder uses unless told otherwise. */
     static final Duration DEFAULT_STALL_THRESHOLD = Duration.ofMillis(100);
 
-    final SchedulerCore core;
+    final R runtime;
 
-    CoroutineScheduler(SchedulerCore core) {
-        this.core = core;
+    AbstractScheduler(R runtime) {
+        this.runtime = runtime;
     }
 
     @Override
     public final String name() {
-        return core.name();
+        return runtime.name();
     }
 
     @Override
     public final <T> Coroutine<T> spawn(Callable<T> task) {
-        return core.spawn(task, core.place(), false);
+        return runtime.spawn(task, runtime.place(), false);
     }
 
     @Override
     public final Coroutine<Void> spawn(Runnable task) {
-        return core.spawn(task, core.place(), false);
+        return runtime.spawn(task, runtime.place(), false);
     }
 
     @Override
     public final <T> Coroutine<T> spawnOn(int carrier, Callable<T> task) {
-        return core.spawn(task, core.carrier(carrier), false);
+        return runtime.spawn(task, runtime.carrier(carrier), false);
     }
 
     @Override
     public final void execute(Runnable task) {
-        core.spawn(task, core.place(), true);
+        runtime.spawn(task, runtime.place(), true);
     }
 
     @Override
     public final boolean isCurrent() {
-        return core.isCurrent();
+        return runtime.isCurrent();
     }
 
     @Override
     public final SchedulerStats stats() {
-        return core.stats();
+        return runtime.stats();
     }
 
     @Override
     public final List<CarrierStats> carrierStats() {
-        return core.carrierStats();
+        return runtime.carrierStats();
     }
 
     @Override
     public final List<Coroutine<?>> coroutines() {
-        return core.coroutines();
+        return runtime.coroutines();
     }
 
     @Override
     public final String toString() {
-        return core.toString();
+        return runtime.toString();
     }
 
     /** The builder settings both schedulers share; each argument is checked by {@code build()}. */
@@ -137,16 +140,11 @@ abstract class CoroutineScheduler implements Scheduler {
             return io.cosched.internal.Durations.toNanos("stallThreshold", stallThreshold, false);
         }
 
-        /** Checks the shared arguments, with messages that name the argument, its value and the rule. */
+        /** Checks the shared arguments by the rules of {@link Arguments}. */
         void check() {
-            java.util.Objects.requireNonNull(name, "name: null (expected: a non-blank scheduler name)");
-            if (name.isBlank()) {
-                throw new IllegalArgumentException("name: '" + name + "' (expected: a non-blank scheduler name)");
-            }
-            if (threads <= 0) {
-                throw new IllegalArgumentException("threads: " + threads + " (expected: > 0)");
-            }
-            stallThresholdNanos(); // null or negative fails here, naming the argument
+            Arguments.nonBlank("name", name);
+            Arguments.positive("threads", threads);
+            stallThresholdNanos();
         }
     }
 }

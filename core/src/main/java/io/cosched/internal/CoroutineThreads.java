@@ -9,20 +9,29 @@ import java.util.concurrent.Executor;
  * <p>An SPI so that a public custom-scheduler API in a future JDK can replace the reflective
  * implementation without touching the schedulers. {@link #get()} probes once per JVM.
  */
-public abstract class CarrierSupport {
+public abstract class CoroutineThreads {
 
     static final System.Logger LOG = System.getLogger("io.cosched");
 
     /** The JVM flag carrier mode needs. */
     public static final String ADD_OPENS_FLAG = "--add-opens java.base/java.lang=ALL-UNNAMED";
 
-    /** The support chosen for this JVM, probed on first use. */
-    public static CarrierSupport get() {
+    /** The threads chosen for this JVM, probed on first use. */
+    public static CoroutineThreads get() {
         return Holder.INSTANCE;
     }
 
+    private final String unavailableReason;
+
+    /** @param unavailableReason why carrier mode is unavailable; {@code null} in carrier mode */
+    CoroutineThreads(String unavailableReason) {
+        this.unavailableReason = unavailableReason;
+    }
+
     /** {@code true} when coroutines run on cosched's carriers. */
-    public abstract boolean isCarrierMode();
+    public final boolean isCarrierMode() {
+        return unavailableReason == null;
+    }
 
     /** {@code carrier} or {@code fallback}, as reported in stats. */
     public final String mode() {
@@ -30,7 +39,9 @@ public abstract class CarrierSupport {
     }
 
     /** Why carrier mode is unavailable, or {@code null} in carrier mode. */
-    public abstract String unavailableReason();
+    public final String unavailableReason() {
+        return unavailableReason;
+    }
 
     /**
      * An unstarted virtual thread that runs {@code body}. In carrier mode its continuation is
@@ -53,15 +64,15 @@ public abstract class CarrierSupport {
     public abstract Executor orphanExecutor();
 
     private static final class Holder {
-        static final CarrierSupport INSTANCE = detect();
+        static final CoroutineThreads INSTANCE = detect();
     }
 
-    private static CarrierSupport detect() {
+    private static CoroutineThreads detect() {
         String reason;
         try {
-            ReflectiveCarrierSupport support = ReflectiveCarrierSupport.probe();
+            CarrierModeThreads threads = CarrierModeThreads.probe();
             startJdkPollersOffCarrier();
-            return support;
+            return threads;
         } catch (ReflectiveOperationException | RuntimeException e) {
             reason = e.getClass().getSimpleName() + ": " + e.getMessage();
         }
@@ -69,7 +80,7 @@ public abstract class CarrierSupport {
                 "cosched runs coroutines as ordinary virtual threads (fallback mode): virtual threads cannot be "
                         + "built on cosched''s carriers ({0}). Start the JVM with {1} to run them on cosched''s "
                         + "carriers and event loops.", reason, ADD_OPENS_FLAG);
-        return new FallbackCarrierSupport(reason);
+        return new FallbackThreads(reason);
     }
 
     /**
@@ -81,7 +92,7 @@ public abstract class CarrierSupport {
      */
     private static void startJdkPollersOffCarrier() {
         if (Thread.currentThread().isVirtual()) {
-            Thread t = Thread.ofPlatform().daemon().name("cosched-poller-init").unstarted(CarrierSupport::initPollers);
+            Thread t = Thread.ofPlatform().daemon().name("cosched-poller-init").unstarted(CoroutineThreads::initPollers);
             t.start();
             try {
                 t.join();

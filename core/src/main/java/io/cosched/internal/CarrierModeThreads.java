@@ -16,20 +16,21 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Carrier mode through the JDK's package-private {@code ThreadBuilders.VirtualThreadBuilder(Executor)}
  * constructor (JDK 21 through 25), reachable with {@code --add-opens java.base/java.lang=ALL-UNNAMED}.
  */
-final class ReflectiveCarrierSupport extends CarrierSupport {
+final class CarrierModeThreads extends CoroutineThreads {
 
     private final MethodHandle newBuilder;      // (Executor) -> Thread.Builder.OfVirtual
     private final MethodHandle schedulerOf;     // (Thread) -> Executor, for a virtual thread
     private final Executor orphans;
 
-    private ReflectiveCarrierSupport(MethodHandle newBuilder, MethodHandle schedulerOf, Executor orphans) {
+    private CarrierModeThreads(MethodHandle newBuilder, MethodHandle schedulerOf, Executor orphans) {
+        super(null);
         this.newBuilder = newBuilder;
         this.schedulerOf = schedulerOf;
         this.orphans = orphans;
     }
 
     /** Finds the JDK internals and proves they work by running one virtual thread on an executor of ours. */
-    static ReflectiveCarrierSupport probe() throws ReflectiveOperationException {
+    static CarrierModeThreads probe() throws ReflectiveOperationException {
         Class<?> builderClass = Class.forName("java.lang.ThreadBuilders$VirtualThreadBuilder");
         Constructor<?> ctor = builderClass.getDeclaredConstructor(Executor.class);
         ctor.setAccessible(true); // throws InaccessibleObjectException without the add-opens flag
@@ -52,9 +53,9 @@ final class ReflectiveCarrierSupport extends CarrierSupport {
             orphans = platformOrphanPool();
         }
 
-        ReflectiveCarrierSupport support = new ReflectiveCarrierSupport(newBuilder, schedulerOf, orphans);
-        support.selfTest();
-        return support;
+        CarrierModeThreads threads = new CarrierModeThreads(newBuilder, schedulerOf, orphans);
+        threads.selfTest();
+        return threads;
     }
 
     private void selfTest() {
@@ -93,16 +94,6 @@ final class ReflectiveCarrierSupport extends CarrierSupport {
         AtomicInteger n = new AtomicInteger();
         return Executors.newCachedThreadPool(
                 r -> Thread.ofPlatform().daemon().name("cosched-orphan-" + n.getAndIncrement()).unstarted(r));
-    }
-
-    @Override
-    public boolean isCarrierMode() {
-        return true;
-    }
-
-    @Override
-    public String unavailableReason() {
-        return null;
     }
 
     @Override

@@ -11,21 +11,12 @@ import java.util.concurrent.atomic.LongAdder;
  * A carrier: one platform thread that runs coroutine steps. It records what it runs, so stats can
  * count running coroutines and busy carriers, and a coroutine can tell whether it is mounted here.
  */
-public abstract class CarrierBase implements RunTarget {
+public abstract class Carrier implements RunTarget {
 
     static final System.Logger LOG = System.getLogger("io.cosched");
 
-    private static final VarHandle PROGRESS;
-    private static final VarHandle LOCAL_WAKEUPS;
-
-    static {
-        try {
-            PROGRESS = MethodHandles.lookup().findVarHandle(CarrierBase.class, "progress", long.class);
-            LOCAL_WAKEUPS = MethodHandles.lookup().findVarHandle(CarrierBase.class, "localWakeups", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle PROGRESS = VarHandles.field(MethodHandles.lookup(), "progress", long.class);
+    private static final VarHandle LOCAL_WAKEUPS = VarHandles.field(MethodHandles.lookup(), "localWakeups", long.class);
 
     protected final int index;
     final String threadName;
@@ -50,13 +41,13 @@ public abstract class CarrierBase implements RunTarget {
     private volatile long lookedAt;
     private volatile long osThreadId = ThreadTimes.UNKNOWN; // set by the carrier thread as it starts
 
-    protected CarrierBase(int index, String threadName) {
+    protected Carrier(int index, String threadName) {
         this.index = index;
         this.threadName = threadName;
     }
 
     /** The scheduler this carrier belongs to. */
-    public abstract SchedulerCore owner();
+    public abstract CoroutineRuntime owner();
 
     public final int index() {
         return index;
@@ -216,7 +207,7 @@ public abstract class CarrierBase implements RunTarget {
 
     /**
      * Called by the watchdog right after it marked this carrier stalled: hands what is queued here
-     * to {@link SchedulerCore#spillTarget}. Later submissions see the flag and spill themselves.
+     * to {@link CoroutineRuntime#spillTarget}. Later submissions see the flag and spill themselves.
      *
      * @return how many items moved
      */
@@ -302,15 +293,15 @@ public abstract class CarrierBase implements RunTarget {
 
     /** Platform thread of a carrier; carries a reference back to it. */
     public static final class CarrierThread extends FastThreadLocalThread {
-        private final CarrierBase carrier;
+        private final Carrier carrier;
 
-        CarrierThread(CarrierBase carrier, Runnable task, String name, boolean daemon) {
+        CarrierThread(Carrier carrier, Runnable task, String name, boolean daemon) {
             super(task, name);
             this.carrier = carrier;
             setDaemon(daemon);
         }
 
-        public CarrierBase carrier() {
+        public Carrier carrier() {
             return carrier;
         }
 
@@ -323,14 +314,14 @@ public abstract class CarrierBase implements RunTarget {
 
     /** Counts one unit of progress of the carrier whose thread calls this (a loop reading a socket); elsewhere nothing. */
     public static void countProgressOfCurrentThread() {
-        CarrierBase c = ofCurrentThread();
+        Carrier c = ofCurrentThread();
         if (c != null) {
             c.advance();
         }
     }
 
     /** The carrier whose thread is the calling thread, or {@code null}. */
-    public static CarrierBase ofCurrentThread() {
+    public static Carrier ofCurrentThread() {
         return Thread.currentThread() instanceof CarrierThread ct ? ct.carrier : null;
     }
 }

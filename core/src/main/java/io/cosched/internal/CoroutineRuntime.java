@@ -7,24 +7,18 @@ import io.cosched.SchedulerStats;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
- * What both schedulers share: the lifecycle, coroutine creation, the counters behind
- * {@link SchedulerStats}, and waiting for live coroutines to drain on stop.
- *
- * <p>Counters are {@link LongAdder}s: submitters on many threads update them without contending,
- * a reader sums a few cells. Live coroutines are {@code spawned - finished}, read in the order
- * that can only over-count, so stop never sees zero while one is live.
+ * The engine behind a public scheduler, shared by {@link IoRuntime} (an IOManager's) and
+ * {@link PoolRuntime} (a PoolScheduler's): the lifecycle (start, stop and the drain between), coroutine
+ * creation, and the stall watchdog. The counters and stats live in {@link RuntimeCounters}; what
+ * differs (the carriers, where a coroutine goes, how carriers shut down) the subclasses say.
  */
-public abstract class SchedulerCore {
+public abstract class CoroutineRuntime {
 
     public static final int NEW = 0;
     public static final int RUNNING = 1;
@@ -32,20 +26,12 @@ public abstract class SchedulerCore {
     public static final int STOPPED = 3;
     private static final String[] STATE_NAMES = {"NEW", "RUNNING", "STOPPING", "STOPPED"};
 
-    private static final VarHandle STATE;
-
-    static {
-        try {
-            STATE = MethodHandles.lookup().findVarHandle(SchedulerCore.class, "state", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle STATE = VarHandles.field(MethodHandles.lookup(), "state", int.class);
 
     static final System.Logger LOG = System.getLogger("io.cosched");
 
     final String name;
-    final CarrierSupport support;
+    final CoroutineThreads coroutineThreads;
     final boolean carrierMode;
     private final long stallThresholdNanos;
     private final Ticker ticker;
@@ -54,44 +40,35 @@ public abstract class SchedulerCore {
     private volatile int state = NEW;
     private volatile StallWatchdog watchdog;
 
-    private final LongAdder spawned = new LongAdder();
-    private final LongAdder finished = new LongAdder();
-    private final LongAdder sleeping = new LongAdder();
-    private final LongAdder fallbackWaiting = new LongAdder();
-    private final LongAdder fallbackNotStarted = new LongAdder();
-    private final Object drainMonitor = new Object();
+    final RuntimeCounters counters = new RuntimeCounters();
 
     /**
      * @param stallThresholdNanos how long a carrier may stay in one task before the watchdog reports
      *                            it and spills its work; 0 turns the watchdog off
      * @param trackCoroutines     whether to keep a set of live coroutines for {@link #coroutines()}
      */
-    protected SchedulerCore(String name, boolean requireCarrierMode, long stallThresholdNanos, boolean trackCoroutines) {
+    protected CoroutineRuntime(String name, boolean requireCarrierMode, long stallThresholdNanos, boolean trackCoroutines) {
         this(name, requireCarrierMode, stallThresholdNanos, trackCoroutines, Ticker.SYSTEM);
     }
 
     /** @param ticker the clock of the watchdog (and of an IOManager's timers and loop chooser) */
-    SchedulerCore(String name, boolean requireCarrierMode, long stallThresholdNanos, boolean trackCoroutines, Ticker ticker) {
+    CoroutineRuntime(String name, boolean requireCarrierMode, long stallThresholdNanos, boolean trackCoroutines, Ticker ticker) {
         this.ticker = ticker;
         this.name = name;
-        this.support = CarrierSupport.get();
-        this.carrierMode = support.isCarrierMode();
+        this.coroutineThreads = CoroutineThreads.get();
+        this.carrierMode = coroutineThreads.isCarrierMode();
         this.stallThresholdNanos = stallThresholdNanos;
         this.tracked = trackCoroutines ? ConcurrentHashMap.newKeySet() : null;
-        this.orphanTarget = new OrphanTarget(support.orphanExecutor());
+        this.orphanTarget = new OrphanTarget(coroutineThreads.orphanExecutor());
         if (requireCarrierMode && !carrierMode) {
             throw new CarrierModeUnavailableException("scheduler '" + name + "' requires carrier mode "
                     + "(requireCarrierMode=true), but coroutines cannot run on cosched's carriers: "
-                    + support.unavailableReason() + ". Start the JVM with " + CarrierSupport.ADD_OPENS_FLAG + ".");
+                    + coroutineThreads.unavailableReason() + ". Start the JVM with " + CoroutineThreads.ADD_OPENS_FLAG + ".");
         }
     }
 
     public final String name() {
         return name;
-    }
-
-    public final CarrierSupport support() {
-        return support;
     }
 
     public final int state() {
@@ -113,7 +90,7 @@ public abstract class SchedulerCore {
     public final String publicState() {
         int s = state;
         if (s == RUNNING) {
-            for (CarrierBase c : carrierArray()) {
+            for (Carrier c : carrierArray()) {
                 Thread t = c.thread();
                 if (t != null && t.getState() == Thread.State.TERMINATED || c.hasFailed()) {
                     return "FAILED";
@@ -180,12 +157,9 @@ public abstract class SchedulerCore {
         }
     }
 
-
     protected final void markStopped() {
         state = STOPPED;
-        synchronized (drainMonitor) {
-            drainMonitor.notifyAll();
-        }
+        counters.signalDrainWaiters();
     }
 
     // ---- coroutines ----------------------------------------------------------------------------
@@ -196,10 +170,10 @@ public abstract class SchedulerCore {
             throw new NullPointerException("task: null (expected: a task to run)");
         }
         // Count first, then check: a stop that begins after this check sees the coroutine as live.
-        spawned.increment();
+        counters.spawned();
         home.coroutineStarted();
         if (state != RUNNING) {
-            finished.increment();
+            counters.finished();
             home.coroutineFinished();
             throw rejected();
         }
@@ -208,9 +182,9 @@ public abstract class SchedulerCore {
             tracked.add(co);
         }
         if (!carrierMode) {
-            fallbackNotStarted.increment();
+            counters.fallbackCreated();
         }
-        Thread thread = support.newThread(co, co);
+        Thread thread = coroutineThreads.newThread(co, co);
         co.thread = thread;
         thread.start();
         return co;
@@ -223,13 +197,23 @@ public abstract class SchedulerCore {
     public abstract RunTarget carrier(int index);
 
     /** Every carrier, in index order. */
-    abstract CarrierBase[] carrierArray();
+    abstract Carrier[] carrierArray();
+
+    /** {@code index} when it names a carrier (called {@code noun} in the message), else a clear error. */
+    final int checkIndex(int index, String noun) {
+        int n = carrierArray().length;
+        if (index < 0 || index >= n) {
+            throw new IllegalArgumentException("carrier: " + index + " (expected: 0.." + (n - 1) + "; " + kind() + " '"
+                    + name + "' has " + n + " " + noun + ")");
+        }
+        return index;
+    }
 
     /**
      * Where work queued for the stalled carrier {@code from} goes instead: another carrier of this
      * scheduler that is not stalled, else the JDK's default scheduler.
      */
-    abstract RunTarget spillTarget(CarrierBase from);
+    abstract RunTarget spillTarget(Carrier from);
 
     /**
      * The live coroutines, when the scheduler was built to track them.
@@ -244,33 +228,6 @@ public abstract class SchedulerCore {
         return List.copyOf(tracked);
     }
 
-    /** Runs spilled or orphaned work on the JDK's default scheduler. */
-    private static final class OrphanTarget implements RunTarget {
-        private final Executor orphans;
-
-        OrphanTarget(Executor orphans) {
-            this.orphans = orphans;
-        }
-
-        @Override
-        public void submitStep(CoroutineImpl<?> coroutine) {
-            orphans.execute(coroutine.orphanStep());
-        }
-
-        @Override
-        public void submitForeign(Runnable continuation) {
-            orphans.execute(continuation);
-        }
-
-        @Override
-        public void coroutineStarted() {
-        }
-
-        @Override
-        public void coroutineFinished() {
-        }
-    }
-
     /** Starts {@code task} next to the caller: {@link io.cosched.Coroutines#go} from inside this scheduler. */
     public final CoroutineImpl<Void> spawnLocal(Runnable task) {
         return spawn(task, place(), false);
@@ -280,12 +237,10 @@ public abstract class SchedulerCore {
         if (tracked != null) {
             tracked.remove(co);
         }
-        finished.increment();
+        counters.finished();
         co.home.coroutineFinished();
         if (state >= STOPPING && liveCoroutines() == 0) {
-            synchronized (drainMonitor) {
-                drainMonitor.notifyAll();
-            }
+            counters.signalDrainWaiters();
             drained();
         }
     }
@@ -294,56 +249,9 @@ public abstract class SchedulerCore {
     void drained() {
     }
 
-    void fallbackStarted() {
-        fallbackNotStarted.decrement();
-    }
-
-    void sleepingAdd(int delta) {
-        sleeping.add(delta);
-    }
-
-    void fallbackWaitingAdd(int delta) {
-        fallbackWaiting.add(delta);
-    }
-
     /** Coroutines started and not finished. */
     public final long liveCoroutines() {
-        long done = finished.sum(); // before spawned: a coroutine counted here was spawned earlier
-        return spawned.sum() - done;
-    }
-
-    public final long completedCoroutines() {
-        return finished.sum();
-    }
-
-    /**
-     * Waits until no coroutine is live or {@code deadlineNanos} passes.
-     *
-     * @return whether none is live
-     */
-    protected final boolean awaitDrained(long deadlineNanos) throws InterruptedException {
-        synchronized (drainMonitor) {
-            for (;;) {
-                if (liveCoroutines() == 0) {
-                    return true;
-                }
-                long remaining = deadlineNanos - System.nanoTime();
-                if (remaining <= 0) {
-                    return false;
-                }
-                TimeUnit.NANOSECONDS.timedWait(drainMonitor, remaining);
-            }
-        }
-    }
-
-    /** {@link #awaitDrained} that treats an interrupt as the end of the wait, keeping the flag set. */
-    private boolean awaitDrainedUninterruptibly(long deadlineNanos) {
-        try {
-            return awaitDrained(deadlineNanos);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return liveCoroutines() == 0;
-        }
+        return counters.live();
     }
 
     /** Logs what a stop that timed out leaves behind, and where it goes on running. */
@@ -361,7 +269,7 @@ public abstract class SchedulerCore {
         if (ctx != null) {
             return ctx.scheduler == this;
         }
-        CarrierBase carrier = CarrierBase.ofCurrentThread();
+        Carrier carrier = Carrier.ofCurrentThread();
         return carrier != null && ownsCarrier(carrier);
     }
 
@@ -370,7 +278,7 @@ public abstract class SchedulerCore {
      * drain like the first caller.
      */
     private boolean joinStop(long deadlineNanos) {
-        return state == STOPPED ? liveCoroutines() == 0 : awaitDrainedUninterruptibly(deadlineNanos);
+        return state == STOPPED ? liveCoroutines() == 0 : counters.awaitNoneLive(deadlineNanos);
     }
 
     /**
@@ -402,7 +310,7 @@ public abstract class SchedulerCore {
 
     /** Waits until no coroutine is live or the deadline passes; returns whether none is live. */
     protected boolean drain(long deadlineNanos) {
-        return awaitDrainedUninterruptibly(deadlineNanos);
+        return counters.awaitNoneLive(deadlineNanos);
     }
 
     /** After the drain: stops the carriers and hands queued work to the JDK's default scheduler. */
@@ -419,7 +327,7 @@ public abstract class SchedulerCore {
         }
     }
 
-    protected abstract boolean ownsCarrier(CarrierBase carrier);
+    protected abstract boolean ownsCarrier(Carrier carrier);
 
     public final RejectedExecutionException rejected() {
         String why = state == NEW ? "NEW (call start() first)" : stateName() + " (it accepts no new coroutines)";
@@ -448,70 +356,12 @@ public abstract class SchedulerCore {
     protected abstract String transportName();
 
     public final SchedulerStats stats() {
-        int threads = 0;
-        int active = 0;
-        int stalled = 0;
-        long running = 0;
-        RunQueue shared = sharedRunQueue();
-        long queue = shared == null ? 0 : shared.depth();
-        long readySteps = shared == null ? 0 : shared.readySteps();
-        long localWakeups = 0;
-        long remoteWakeups = 0;
-        for (CarrierBase c : carrierArray()) {
-            threads++;
-            localWakeups += c.localWakeups();
-            remoteWakeups += c.remoteWakeups();
-            if (c.isBusy()) {
-                active++;
-            }
-            if (c.isRunningCoroutine()) {
-                running++;
-            }
-            if (c.isStalled()) {
-                stalled++;
-            }
-            queue += c.queueDepth();
-            readySteps += c.readySteps();
-        }
-        long live = liveCoroutines();
-        long sleepingNow = Math.max(0, sleeping.sum());
-        long ready;
-        long waiting;
-        if (carrierMode) {
-            ready = readySteps;
-            waiting = live - ready - running - sleepingNow;
-        } else {
-            // No carrier sees the parks of a fallback coroutine: helper waits are counted, and a
-            // coroutine blocked in a plain JDK call counts as running.
-            ready = Math.max(0, fallbackNotStarted.sum());
-            waiting = Math.max(0, fallbackWaiting.sum());
-            running = live - ready - waiting - sleepingNow;
-        }
-        // While busy the sums are read at slightly different instants; keep the parts consistent.
-        ready = clamp(ready, live);
-        running = clamp(running, live - ready);
-        sleepingNow = clamp(sleepingNow, live - ready - running);
-        waiting = clamp(waiting, live - ready - running - sleepingNow);
-        StallWatchdog w = watchdog;
-        return new SchedulerStats(name, type(), support.mode(), transportName(), threads, active, threads - active,
-                Math.max(0, queue), Math.max(0, live), ready, running, waiting, sleepingNow, timersPending(),
-                finished.sum(), localWakeups, remoteWakeups, w == null ? 0 : w.stalls(), w == null ? 0 : w.starvations(), stalled,
-                publicState());
+        return counters.stats(this, watchdog);
     }
 
     /** One entry per carrier, in index order. */
     public final List<CarrierStats> carrierStats() {
-        CarrierBase[] carriers = carrierArray();
-        List<CarrierStats> out = new ArrayList<>(carriers.length);
-        for (CarrierBase c : carriers) {
-            out.add(new CarrierStats(c.index(), c.threadName(), c.stateName(), Math.max(0, c.queueDepth()),
-                    Math.max(0, c.liveCoroutines()), c.localWakeups(), c.remoteWakeups()));
-        }
-        return out;
-    }
-
-    private static long clamp(long v, long max) {
-        return Math.max(0, Math.min(v, Math.max(0, max)));
+        return RuntimeCounters.carrierStats(carrierArray());
     }
 
     @Override
