@@ -1,5 +1,8 @@
 package io.cosched.readme;
 
+// The README's quick-start handler, compiled (outside io.cosched.demo, so the demo does not scan it).
+// ReadmeSnippetTest checks that the README shows exactly this file from its first import on.
+
 import io.cosched.Coroutines;
 import io.cosched.spring.web.RunAsCoroutine;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -9,8 +12,6 @@ import org.springframework.web.client.RestClient;
 
 import java.time.Duration;
 
-// The README's quick-start handler, compiled (outside io.cosched.demo, so the demo does not scan it).
-// ReadmeSnippetTest checks that the README shows exactly this class body.
 @RestController
 class QuoteController {
     private final RestClient pricing;
@@ -19,11 +20,11 @@ class QuoteController {
         this.pricing = http.baseUrl("http://127.0.0.1:9090").build();
     }
 
-    @RunAsCoroutine                                        // io.cosched.spring.web.RunAsCoroutine
+    @RunAsCoroutine                                        // run this handler as a coroutine
     @GetMapping("/quote/{sku}")
     String quote(@PathVariable String sku) throws InterruptedException {
         String price = pricing.get().uri("/price/{sku}", sku).retrieve().body(String.class); // parks
-        Coroutines.sleep(Duration.ofMillis(20));           // io.cosched.Coroutines: parks, frees the loop
+        Coroutines.sleep(Duration.ofMillis(20));           // parks on the loop's timer, frees the loop
         return sku + "=" + price + " on " + Thread.currentThread(); // ...runnable@cosched-io-1
     }
 }

@@ -11,8 +11,9 @@ final class CarrierModeFailureAnalyzer extends AbstractFailureAnalyzer<CarrierMo
     protected FailureAnalysis analyze(Throwable rootFailure, CarrierModeUnavailableException cause) {
         return new FailureAnalysis(
                 "cosched.carrier.require is true, but coroutines cannot run on cosched's carriers: " + cause.getMessage(),
-                "Start the JVM with --add-opens java.base/java.lang=ALL-UNNAMED (on the command line, in "
-                        + "JAVA_TOOL_OPTIONS, or as 'Add-Opens: java.base/java.lang' in the executable jar's manifest), "
+                "Start the JVM with --add-opens java.base/java.lang=ALL-UNNAMED (on the command line; in "
+                        + "JAVA_TOOL_OPTIONS as --add-opens=java.base/java.lang=ALL-UNNAMED; or as "
+                        + "'Add-Opens: java.base/java.lang' in the executable jar's manifest), "
                         + "or set cosched.carrier.require=false to run coroutines as ordinary virtual threads.",
                 cause);
     }
