@@ -2,8 +2,8 @@
 # The HTTP benchmark: cosched against the stacks users would pick instead, side by side in one run.
 #
 #   benchmarks/run.sh            full: 3 rounds, per scenario 15 s warm-up (30 s for the first after a
-#                                start) + 15 s measured (about 75 min)
-#   benchmarks/run.sh --quick    1 round, 5 s (10 s) + 5 s (about 12 min), for a rough look
+#                                start) + 15 s measured (about 110 min with all eleven variants)
+#   benchmarks/run.sh --quick    1 round, 4 s (8 s) + 4 s (about 13 min), for a rough look
 #   BENCH_VARIANTS="cosched reactive" BENCH_SCENARIOS="postgres" benchmarks/run.sh   a subset
 #
 # Variants (same endpoints): cosched (carrier mode, one loop), cosched on two loops, cosched without
@@ -27,7 +27,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . benchmarks/start.sh
 
-if $quick; then rounds=1; warm=5; measure=5; else rounds=3; warm=15; measure=15; fi
+if $quick; then rounds=1; warm=4; measure=4; else rounds=3; warm=15; measure=15; fi
 # for trying the harness itself: BENCH_ROUNDS, BENCH_WARM, BENCH_MEASURE (seconds) override the above
 rounds=${BENCH_ROUNDS:-$rounds}; warm=${BENCH_WARM:-$warm}; measure=${BENCH_MEASURE:-$measure}
 first_warm=$((warm * 2)) # a JVM just started is still compiling: the first scenario after a start warms longer

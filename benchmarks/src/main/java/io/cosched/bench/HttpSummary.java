@@ -86,7 +86,8 @@ public final class HttpSummary {
 
     private static void chart(Map<String, Map<String, List<Run>>> cells, Set<String> scenarios, Set<String> variants,
             String title, java.util.function.ToDoubleFunction<Run> metric, Path file) throws IOException {
-        CategoryChart chart = new CategoryChartBuilder().width(1000).height(450).title(title).xAxisTitle("scenario")
+        int width = Math.max(1000, 300 + scenarios.size() * (variants.size() * 14 + 24)); // room for every bar and label
+        CategoryChart chart = new CategoryChartBuilder().width(width).height(450).title(title).xAxisTitle("scenario")
                 .yAxisTitle("").build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
         chart.getStyler().setOverlapped(false);
