@@ -144,7 +144,7 @@ abstract class AbstractScheduler<R extends CoroutineRuntime> implements Schedule
         void check() {
             Arguments.nonBlank("name", name);
             Arguments.positive("threads", threads);
-            stallThresholdNanos();
+            Arguments.nonNegative("stallThreshold", stallThreshold);
         }
     }
 }

@@ -72,6 +72,9 @@ final class PoolCarrier extends Carrier {
      */
     void runLoop(java.util.function.BooleanSupplier exit, long deadlineNanos) {
         thread = Thread.currentThread();
+        // What ends an idle wait, made once per loop rather than once per idle
+        java.util.function.BooleanSupplier woken = () -> parkState != IDLE || exit.getAsBoolean();
+        Deadline limit = deadlineNanos == Long.MAX_VALUE ? null : Deadline.after(deadlineNanos - System.nanoTime(), null);
         int tick = 0;
         while (!exit.getAsBoolean()) {
             Runnable item;
@@ -91,11 +94,11 @@ final class PoolCarrier extends Carrier {
                 runQueued(item);
                 continue;
             }
-            idle(exit, deadlineNanos);
+            idle(exit, woken, limit);
         }
     }
 
-    private void idle(java.util.function.BooleanSupplier exit, long deadlineNanos) {
+    private void idle(java.util.function.BooleanSupplier exit, java.util.function.BooleanSupplier woken, Deadline limit) {
         parkState = IDLE;
         pool.idleEntered();
         // Look again after publishing IDLE: an item offered before a submitter could see us idle is found here.
@@ -103,9 +106,8 @@ final class PoolCarrier extends Carrier {
             leaveIdle();
             return;
         }
-        Deadline limit = deadlineNanos == Long.MAX_VALUE ? null : Deadline.after(deadlineNanos - System.nanoTime(), null);
         try {
-            Waits.parkUntil(() -> parkState != IDLE || exit.getAsBoolean(), limit, this, "idle", this);
+            Waits.parkUntil(woken, limit, this, "idle", this);
         } catch (InterruptedException e) {
             // nobody interrupts a carrier on purpose: a wake-up like any other, the loop looks again
         }
