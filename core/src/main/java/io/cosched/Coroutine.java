@@ -35,9 +35,17 @@ public interface Coroutine<T> {
     CompletableFuture<T> toFuture();
 
     /**
+     * Interrupts its thread, so a parked coroutine wakes with an {@link InterruptedException}, unless
+     * it is inside a {@link Shield} ({@link Coroutines#shield}): then the actions of its open shields
+     * run on the calling thread, and the thread is interrupted when the last of them closes.
+     */
+    void interrupt();
+
+    /**
      * Cancels it: its result becomes a {@link java.util.concurrent.CancellationException} at once
-     * and its thread is interrupted, so a parked coroutine wakes with an {@link InterruptedException}.
-     * The scheduler keeps counting it as live until its code has actually returned.
+     * and it is {@link #interrupt() interrupted}, so a parked coroutine wakes with an
+     * {@link InterruptedException} (after its open shields, if any, have closed). The scheduler keeps
+     * counting it as live until its code has actually returned.
      *
      * @return {@code true} if this call cancelled it, {@code false} if it had already finished
      */

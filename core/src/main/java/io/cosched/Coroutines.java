@@ -11,6 +11,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 
 /**
  * Helpers for code running inside a coroutine. Called from a plain thread they still work, by
@@ -76,6 +77,16 @@ public final class Coroutines {
     }
 
     /**
+     * The compute pool {@link #compute} uses, as an {@link Executor}: for code that hands CPU-heavy
+     * work over and carries on where it ran, such as a Reactor scheduler
+     * ({@code Schedulers.fromExecutor(Coroutines.computePool())}). Tasks run on platform threads
+     * named {@code cosched-compute-<n>}, one per core, in the order given.
+     */
+    public static Executor computePool() {
+        return ComputePool.executor();
+    }
+
+    /**
      * Starts {@code task} as a coroutine (coost's {@code go}). Inside a coroutine, or on a carrier
      * thread, it goes to the same scheduler and, for an IOManager, the same loop. Elsewhere it goes
      * to the first {@link IOManager} started and still running, else to a shared daemon IOManager
@@ -91,6 +102,22 @@ public final class Coroutines {
             return carrier.owner().spawnLocal(task);
         }
         return IOManager.defaultInstance().spawn(task);
+    }
+
+    /**
+     * Opens a {@link Shield} for the calling coroutine: until it is closed, {@link Coroutine#interrupt()}
+     * and {@link Coroutine#cancel()} run {@code onInterrupt} instead of interrupting the thread, and the
+     * interrupt arrives when the coroutine's last shield closes. {@code onInterrupt} runs on the
+     * interrupting thread, once per shield, and must not block (an event loop may be the caller); when
+     * an interrupt is already pending as the shield opens, it runs at once. Outside a coroutine there
+     * is nothing to shield from, and the shield does nothing.
+     */
+    public static Shield shield(Runnable onInterrupt) {
+        if (onInterrupt == null) {
+            throw new NullPointerException("onInterrupt: null (expected: an action, () -> {} for none)");
+        }
+        CoroutineImpl<?> co = CoroutineImpl.current();
+        return co == null ? CoroutineImpl.NO_SHIELD : co.openShield(onInterrupt);
     }
 
     /**

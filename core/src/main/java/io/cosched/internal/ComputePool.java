@@ -3,6 +3,7 @@ package io.cosched.internal;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -32,6 +33,11 @@ public final class ComputePool {
     }
 
     private ComputePool() {
+    }
+
+    /** The pool itself, for code that hands CPU work over and continues there (a Reactor scheduler). */
+    public static Executor executor() {
+        return Holder.POOL;
     }
 
     /** Runs {@code work} on the compute pool and parks the caller until it is done. */

@@ -2,9 +2,12 @@ package io.cosched.internal;
 
 import io.cosched.Coroutine;
 import io.cosched.CoroutineState;
+import io.cosched.Shield;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -51,6 +54,10 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
     private volatile int permit;     // 1 = a resume() is pending
     private volatile boolean sleeping;
     private final CoroutineResult<T> result = new CoroutineResult<>(this);
+    // Open shields and an interrupt held back by them; guarded by this. Null until the first shield:
+    // most coroutines never open one.
+    private List<OpenShield> shields;
+    private boolean interruptPending;
     // What the body threw, as thrown: CompletableFuture.get() would strip a CompletionException
     // (an AwaitTimeoutException, say) down to its cause. Written before the result completes.
     private Throwable failure;
@@ -297,8 +304,111 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
             return false;
         }
         result.cancelled();
-        thread.interrupt();
+        interrupt();
         return true;
+    }
+
+    @Override
+    public void interrupt() {
+        List<OpenShield> open;
+        synchronized (this) {
+            if (shields == null || shields.isEmpty()) {
+                open = null;
+            } else if (interruptPending) {
+                return; // the shields' actions ran for the first interrupt already
+            } else {
+                interruptPending = true;
+                open = List.copyOf(shields);
+            }
+        }
+        if (open == null) {
+            thread.interrupt();
+            return;
+        }
+        for (OpenShield s : open) {
+            s.interrupted();
+        }
+    }
+
+    /** A shield that shields nothing: for code outside any coroutine. */
+    public static final Shield NO_SHIELD = new Shield() {
+        @Override
+        public boolean interruptPending() {
+            return false;
+        }
+
+        @Override
+        public void close() {
+        }
+    };
+
+    /** Opens a shield of this coroutine; see {@link io.cosched.Coroutines#shield}. */
+    public Shield openShield(Runnable onInterrupt) {
+        OpenShield s = new OpenShield(onInterrupt);
+        boolean pending;
+        synchronized (this) {
+            if (shields == null) {
+                shields = new ArrayList<>(2);
+            }
+            shields.add(s);
+            pending = interruptPending;
+        }
+        if (pending) {
+            s.interrupted(); // the coroutine is being interrupted: this section should end soon too
+        }
+        return s;
+    }
+
+    private final class OpenShield implements Shield {
+        private final Runnable onInterrupt;
+        private boolean closed;       // guarded by the coroutine
+        private boolean acted;        // guarded by the coroutine
+
+        OpenShield(Runnable onInterrupt) {
+            this.onInterrupt = onInterrupt;
+        }
+
+        void interrupted() {
+            synchronized (CoroutineImpl.this) {
+                if (closed || acted) {
+                    return;
+                }
+                acted = true;
+            }
+            try {
+                onInterrupt.run();
+            } catch (RuntimeException e) {
+                // the interrupt is still delivered when the shields close; the action's failure is its own
+                System.getLogger(Shield.class.getName()).log(System.Logger.Level.WARNING,
+                        "the interrupt action of a shield of " + name() + " failed", e);
+            }
+        }
+
+        @Override
+        public boolean interruptPending() {
+            synchronized (CoroutineImpl.this) {
+                return interruptPending && !closed;
+            }
+        }
+
+        @Override
+        public void close() {
+            boolean deliver;
+            synchronized (CoroutineImpl.this) {
+                if (closed) {
+                    return;
+                }
+                closed = true;
+                shields.remove(this);
+                deliver = shields.isEmpty() && interruptPending;
+                if (deliver) {
+                    interruptPending = false;
+                }
+            }
+            if (deliver) {
+                thread.interrupt();
+            }
+        }
     }
 
     @Override
