@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
 import com.zaxxer.hikari.metrics.MetricsTrackerFactory;
 import com.zaxxer.hikari.pool.HikariPool;
+import io.cosched.Arguments;
 import io.cosched.IOManager;
 import io.cosched.net.LoopSocketFactory;
 import org.jspecify.annotations.Nullable;
@@ -18,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CancellationException;
 
 /**
  * A HikariCP {@code DataSource} for PostgreSQL whose connections live on an IOManager's event loops:
@@ -34,6 +36,11 @@ import java.util.Locale;
  * split over the loops (each at least 1); metrics trackers set on it reach every pool, and each pool
  * reports under its own name, {@code <pool name>-loop<i>}; {@link #getHikariPoolMXBean()} sums them.
  * The pools start on first use, which also starts the IOManager if nobody has yet.
+ *
+ * <p>A coroutine interrupted while it holds a connection (its request was cancelled or timed out) is not
+ * interrupted in the middle of a statement, which would break the connection: the interrupt waits until
+ * the connection is back in its pool, and a statement that runs on for {@code cancelStatementsAfter} is
+ * cancelled on the server ({@link BorrowedConnection}).
  */
 public class LoopBoundDataSource extends HikariDataSource {
 
@@ -41,7 +48,11 @@ public class LoopBoundDataSource extends HikariDataSource {
     private final String name;
     private final HikariDataSource @Nullable [] pools; // null only during HikariConfig's constructor
     private final LoopGate[] gates;
+    private final StatementCanceller canceller;
     private volatile boolean ioStarted;
+
+    /** How long a statement may run on after its coroutine was interrupted before it is cancelled, by default. */
+    public static final Duration DEFAULT_CANCEL_STATEMENTS_AFTER = Duration.ofSeconds(1);
 
     /**
      * @param template a PostgreSQL pool configuration with a {@code jdbcUrl}: what each loop's pool is made from
@@ -50,12 +61,26 @@ public class LoopBoundDataSource extends HikariDataSource {
      *         or already names a socket factory
      */
     public LoopBoundDataSource(HikariConfig template, IOManager io) {
+        this(template, io, DEFAULT_CANCEL_STATEMENTS_AFTER);
+    }
+
+    /**
+     * @param template              a PostgreSQL pool configuration with a {@code jdbcUrl}: what each loop's pool is made from
+     * @param io                    the IOManager whose loops carry the connections
+     * @param cancelStatementsAfter how long a statement may run on after its coroutine was interrupted before
+     *                              it is cancelled on the server ({@code >= 0})
+     * @throws IllegalArgumentException if {@code template} is no {@code jdbc:postgresql:} URL configuration,
+     *         or already names a socket factory, or {@code cancelStatementsAfter} is negative
+     */
+    public LoopBoundDataSource(HikariConfig template, IOManager io, Duration cancelStatementsAfter) {
         String reason = unsupportedReason(template);
         if (reason != null) {
             throw new IllegalArgumentException("template: " + reason);
         }
         template.copyStateTo(this);
         this.io = io;
+        this.canceller = new StatementCanceller(io, Arguments.nonNegative("cancelStatementsAfter",
+                cancelStatementsAfter));
         int loops = io.stats().threads();
         int total = template.getMaximumPoolSize();
         String base = template.getPoolName() != null ? template.getPoolName() : "HikariPool";
@@ -112,6 +137,24 @@ public class LoopBoundDataSource extends HikariDataSource {
                 + "&socketFactoryArg=" + URLEncoder.encode(arg, StandardCharsets.UTF_8);
     }
 
+    /**
+     * Interrupts of borrowing coroutines held back until their connection was back in its pool (each one a
+     * connection an interrupted read would have broken).
+     */
+    public long interruptsDeferred() {
+        return canceller.deferredInterrupts();
+    }
+
+    /** Statements cancelled on the server because they ran on past their coroutine's interrupt. */
+    public long statementsCancelled() {
+        return canceller.cancelledStatements();
+    }
+
+    /** The name the loops' pools share: theirs are {@code <name>-loop<i>}; the configured pool name, else {@code HikariPool}. */
+    public String sharedPoolName() {
+        return name;
+    }
+
     /** The pool of each loop, in loop order. */
     public List<HikariDataSource> pools() {
         return List.of(poolsOrNone());
@@ -121,6 +164,14 @@ public class LoopBoundDataSource extends HikariDataSource {
      * A connection of the pool of the caller's loop ({@link IOManager#loopForCaller()}). While all of
      * its connections are out, the caller waits in line for one (up to the connection timeout), and
      * the coroutine that gives one back hands it over.
+     *
+     * <p>A caller that is interrupted (its request was cancelled) gets no connection: an interrupted
+     * read would break it. It is refused with a {@link CancellationException}, before it borrows or
+     * while it waits in line, and its interrupt status stays set. Unchecked, unlike HikariCP's own
+     * "Interrupted during connection acquisition", because it is no database error: ORMs log every
+     * {@link SQLException} at WARN, and a client that went away is not worth a log line.
+     *
+     * @throws CancellationException when the calling thread is interrupted
      */
     @Override
     public Connection getConnection() throws SQLException {
@@ -129,9 +180,15 @@ public class LoopBoundDataSource extends HikariDataSource {
         }
         int i = loop();
         HikariDataSource pool = poolsOrNone()[i];
+        LoopGate gate = gates[i];
+        if (Thread.currentThread().isInterrupted()) {
+            throw gate.cancelled();
+        }
         long started = System.nanoTime();
         Duration timeout = Duration.ofMillis(pool.getConnectionTimeout());
-        gates[i].enter(timeout);
+        gate.enter(timeout);
+        // Shielded from here: HikariCP may check an idle connection (a query) before it hands it out.
+        BorrowedConnection borrow = new BorrowedConnection(gate, canceller);
         try {
             Connection c;
             if (pool.getHikariPoolMXBean() instanceof HikariPool running) {
@@ -140,9 +197,9 @@ public class LoopBoundDataSource extends HikariDataSource {
             } else {
                 c = pool.getConnection(); // starts the pool
             }
-            return GatedConnection.of(c, gates[i]);
+            return borrow.lend(c);
         } catch (SQLException | RuntimeException e) {
-            gates[i].exit(); // no connection came of this turn
+            borrow.abandon(); // no connection came of this turn
             throw e;
         }
     }
@@ -199,7 +256,7 @@ public class LoopBoundDataSource extends HikariDataSource {
         } catch (IllegalStateException e) {
             i = 0;
         }
-        all[i].evictConnection(GatedConnection.unwrap(connection));
+        all[i].evictConnection(BorrowedConnection.unwrapBorrowed(connection));
     }
 
     /** The loops' pools report to {@code metricsTrackerFactory}, each under its own name. */

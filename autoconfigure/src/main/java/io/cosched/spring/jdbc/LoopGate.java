@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
@@ -39,7 +40,8 @@ final class LoopGate {
      * Takes a turn, waiting in line up to {@code timeout}.
      *
      * @throws SQLTransientConnectionException when the wait times out, as HikariCP's own does
-     * @throws SQLException when interrupted while waiting (the interrupt status stays set)
+     * @throws CancellationException when interrupted while waiting (the interrupt status stays set): the
+     *         borrower's request was cancelled, which is no database error (see {@link LoopBoundDataSource#getConnection()})
      */
     void enter(Duration timeout) throws SQLException {
         CompletableFuture<Void> turn;
@@ -64,8 +66,16 @@ final class LoopGate {
                 exit(); // a turn was handed over: pass it on
             }
             Thread.currentThread().interrupt();
-            throw new SQLException(describe.get() + " - Interrupted during connection acquisition", "08001", e);
+            CancellationException cancelled = cancelled();
+            cancelled.initCause(e);
+            throw cancelled;
         }
+    }
+
+    /** What an interrupted borrower gets instead of a connection. */
+    CancellationException cancelled() {
+        return new CancellationException(describe.get() + " - no connection for an interrupted borrower (its request was "
+                + "cancelled, or it timed out)");
     }
 
     /** Gives up a place in line; {@code false} when the turn was handed over first. */

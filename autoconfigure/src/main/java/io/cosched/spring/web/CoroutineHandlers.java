@@ -37,21 +37,26 @@ public final class CoroutineHandlers {
 
     /** How a blocking call runs: as a coroutine request, or (cosched's handlers off) on a Reactor scheduler. */
     private interface Runner {
-        <T> Mono<T> run(Callable<? extends Mono<T>> call);
+        <T> Mono<T> run(ServerRequest request, Callable<? extends Mono<T>> call);
     }
 
     private final Runner runner;
 
     /** Handlers run as coroutine requests of {@code requests}. */
     public CoroutineHandlers(CoroutineRequests requests) {
-        this.runner = requests::call;
+        this.runner = new Runner() {
+            @Override
+            public <T> Mono<T> run(ServerRequest request, Callable<? extends Mono<T>> call) {
+                return requests.call(request.exchange(), call);
+            }
+        };
     }
 
     /** Handlers run on {@code scheduler}: what the helper does when cosched's coroutine handlers are off. */
     public CoroutineHandlers(Scheduler scheduler) {
         this.runner = new Runner() {
             @Override
-            public <T> Mono<T> run(Callable<? extends Mono<T>> call) {
+            public <T> Mono<T> run(ServerRequest request, Callable<? extends Mono<T>> call) {
                 return Mono.fromCallable(call).flatMap(response -> response).subscribeOn(scheduler);
             }
         };
@@ -63,7 +68,7 @@ public final class CoroutineHandlers {
      * usually a {@code ServerResponse} builder's {@code bodyValue(..)}.
      */
     public <T extends ServerResponse> HandlerFunction<T> blocking(BlockingHandler<T> handler) {
-        return request -> run(() -> handler.handle(request));
+        return request -> runner.run(request, () -> handler.handle(request));
     }
 
     /**
@@ -71,10 +76,6 @@ public final class CoroutineHandlers {
      * coroutine: {@code route().GET("/x", blockingHandler).filter(coroutines.filter())}.
      */
     public <T extends ServerResponse> HandlerFilterFunction<T, T> filter() {
-        return (request, next) -> run(() -> next.handle(request));
-    }
-
-    private <T> Mono<T> run(Callable<? extends Mono<T>> call) {
-        return runner.run(call);
+        return (request, next) -> runner.run(request, () -> next.handle(request));
     }
 }

@@ -12,6 +12,7 @@ public final class CoschedWebStats {
     private final LongAdder cancelled = new LongAdder();
     private final LongAdder coroutines = new LongAdder();
     private final LongAdder inlined = new LongAdder();
+    private final LongAdder offLoop = new LongAdder();
 
     /** Requests being handled by coroutines now. */
     public int inFlight() {
@@ -44,6 +45,15 @@ public final class CoschedWebStats {
     /** Hand-offs Spring asked for that ran inline, because the caller already was the request's coroutine. */
     public long inlined() {
         return inlined.sum();
+    }
+
+    /**
+     * Coroutine requests that reached cosched on another thread than their connection's event loop (a
+     * filter finished on another scheduler, as Spring Security's password check does by default) and
+     * were started on that loop all the same: each cost a hand-off to the loop.
+     */
+    public long offLoop() {
+        return offLoop.sum();
     }
 
     /** Takes an in-flight slot unless {@code limit} are taken; held until the request's coroutine has returned. */
@@ -83,9 +93,14 @@ public final class CoschedWebStats {
         inlined.increment();
     }
 
+    public void countOffLoop() {
+        offLoop.increment();
+    }
+
     @Override
     public String toString() {
         return "CoschedWebStats[inFlight=" + inFlight() + ", timedOut=" + timedOut() + ", shed=" + shed()
-                + ", cancelled=" + cancelled() + ", coroutinesStarted=" + coroutinesStarted() + ", inlined=" + inlined() + "]";
+                + ", cancelled=" + cancelled() + ", coroutinesStarted=" + coroutinesStarted() + ", inlined=" + inlined()
+                + ", offLoop=" + offLoop() + "]";
     }
 }

@@ -104,10 +104,12 @@ public class CoschedEndpoint {
     }
 
     /** Requests handled by coroutines: running now, and counted since start. */
-    public record WebReport(int inFlight, long timedOut, long shed, long cancelled, long coroutinesStarted, long inlined) {
+    public record WebReport(int inFlight, long timedOut, long shed, long cancelled, long coroutinesStarted, long inlined,
+            long offLoop) {
 
         static WebReport of(CoschedWebStats w) {
-            return new WebReport(w.inFlight(), w.timedOut(), w.shed(), w.cancelled(), w.coroutinesStarted(), w.inlined());
+            return new WebReport(w.inFlight(), w.timedOut(), w.shed(), w.cancelled(), w.coroutinesStarted(), w.inlined(),
+                    w.offLoop());
         }
     }
 

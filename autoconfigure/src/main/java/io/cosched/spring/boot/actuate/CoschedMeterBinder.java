@@ -70,6 +70,9 @@ public class CoschedMeterBinder implements MeterBinder {
             FunctionCounter.builder("cosched.web.cancelled", w, CoschedWebStats::cancelled)
                     .description("Coroutine requests cancelled before their handler finished (client gone)")
                     .register(registry);
+            FunctionCounter.builder("cosched.web.off.loop", w, CoschedWebStats::offLoop)
+                    .description("Coroutine requests that reached cosched off their connection's loop and were sent back to it")
+                    .register(registry);
         }
     }
 

@@ -33,6 +33,8 @@ public class CoschedProperties {
 
     private final Jdbc jdbc = new Jdbc();
 
+    private final Security security = new Security();
+
     public boolean isEnabled() {
         return enabled;
     }
@@ -71,6 +73,10 @@ public class CoschedProperties {
 
     public Jdbc getJdbc() {
         return jdbc;
+    }
+
+    public Security getSecurity() {
+        return security;
     }
 
     /** What both scheduler beans are given: a name and a number of carrier threads. */
@@ -177,6 +183,13 @@ public class CoschedProperties {
         /** Whether a request whose client went away (Spring cancels it) interrupts its handler's coroutine; off lets handlers finish anyway. */
         private boolean cancelOnDisconnect = true;
 
+        /**
+         * Whether WebFlux's in-memory session store is cosched's, which makes a new session on the thread that asks
+         * for it: Spring's hops to boundedElastic and then parallel for every new session, and Spring Security asks
+         * for one on every request without a session cookie. Off keeps Spring Boot's store.
+         */
+        private boolean inlineSessions = true;
+
         public WebMode getMode() {
             return mode;
         }
@@ -207,6 +220,14 @@ public class CoschedProperties {
 
         public void setCancelOnDisconnect(boolean cancelOnDisconnect) {
             this.cancelOnDisconnect = cancelOnDisconnect;
+        }
+
+        public boolean isInlineSessions() {
+            return inlineSessions;
+        }
+
+        public void setInlineSessions(boolean inlineSessions) {
+            this.inlineSessions = inlineSessions;
         }
     }
 
@@ -303,6 +324,13 @@ public class CoschedProperties {
          */
         private boolean enabled = true;
 
+        /**
+         * How long a statement may run on after the coroutine that runs it was interrupted (its request was
+         * cancelled or timed out) before PostgreSQL is asked to cancel it. The interrupt itself waits until the
+         * connection is back in its pool, so that it never breaks the connection.
+         */
+        private Duration cancelStatementsAfter = Duration.ofSeconds(1);
+
         public boolean isEnabled() {
             return enabled;
         }
@@ -310,5 +338,49 @@ public class CoschedProperties {
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
         }
+
+        public Duration getCancelStatementsAfter() {
+            return cancelStatementsAfter;
+        }
+
+        public void setCancelStatementsAfter(Duration cancelStatementsAfter) {
+            this.cancelStatementsAfter = Arguments.nonNegative("cancel-statements-after", cancelStatementsAfter);
+        }
+    }
+
+    /** Spring Security in a reactive application. */
+    public static class Security {
+
+        /**
+         * Where Spring Security checks a presented password (HTTP basic, form login): compute (cosched's
+         * compute pool, one thread per core), loop (on the event loop that read the request: no hand-off,
+         * for cheap encoders only) or bounded-elastic (Spring Security's own choice, left alone).
+         */
+        private PasswordCheck passwordCheck = PasswordCheck.COMPUTE;
+
+        public PasswordCheck getPasswordCheck() {
+            return passwordCheck;
+        }
+
+        public void setPasswordCheck(PasswordCheck passwordCheck) {
+            this.passwordCheck = passwordCheck;
+        }
+    }
+
+    /** Where Spring Security's reactive authentication checks a password against its hash. */
+    public enum PasswordCheck {
+        /**
+         * On cosched's compute pool (one platform thread per core): a hash such as bcrypt costs tens of
+         * milliseconds of CPU, which an event loop must not spend; the request then goes back to its
+         * connection's loop for its coroutine handler.
+         */
+        COMPUTE,
+        /**
+         * On the thread that asked, usually the event loop that read the request: no hand-off at all. Only
+         * for encoders that cost microseconds; a bcrypt check holds the loop and every connection on it.
+         */
+        LOOP,
+        /** Where Spring Security puts it by default, Reactor's {@code boundedElastic} scheduler; cosched changes nothing. */
+        BOUNDED_ELASTIC
     }
 }

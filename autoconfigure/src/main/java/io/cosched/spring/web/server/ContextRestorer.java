@@ -1,27 +1,49 @@
 package io.cosched.spring.web.server;
 
+import io.cosched.Coroutines;
 import io.micrometer.context.ContextSnapshot;
 import io.micrometer.context.ContextSnapshotFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.security.core.context.ReactiveSecurityContextHolder;
+import org.springframework.security.core.context.SecurityContext;
+import org.springframework.security.core.context.SecurityContextHolder;
+import org.springframework.security.core.context.SecurityContextHolderStrategy;
 import org.springframework.util.ClassUtils;
 import reactor.util.context.Context;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
 /**
- * Carries a request's context into its coroutine: the values of every thread-local registered with
- * Micrometer's context-propagation library (MDC keys, the current observation and span, your own)
- * are taken from the request's Reactor context and set on the coroutine while the handler runs,
- * then restored. Without context-propagation on the class path it does nothing.
+ * Carries a request's context into its coroutine:
+ * <ul>
+ *   <li>the values of every thread-local registered with Micrometer's context-propagation library
+ *   (MDC keys, the current observation and span, your own), taken from the request's Reactor context;</li>
+ *   <li>Spring Security's {@link SecurityContext}, which a WebFlux application keeps in the Reactor
+ *   context ({@link ReactiveSecurityContextHolder}), as {@link SecurityContextHolder}'s value: what
+ *   blocking code reads ({@code @PreAuthorize} and {@code @Secured} on a blocking service, auditing).</li>
+ * </ul>
+ * They are set on the coroutine while the handler runs, then cleared or restored. Each part is there
+ * only when its library is on the class path.
  */
 interface ContextRestorer {
 
     /** A task that runs {@code task} with {@code context}'s thread-local values set. */
     Runnable wrap(Context context, Runnable task);
 
-    /** context-propagation is an optional dependency of this module: present on its class path or not at all. */
+    /** Both libraries are optional dependencies of this module: present on its class path or not at all. */
     static ContextRestorer detect() {
-        if (ClassUtils.isPresent("io.micrometer.context.ContextSnapshotFactory", ContextRestorer.class.getClassLoader())) {
-            return new Micrometer();
+        ClassLoader loader = ContextRestorer.class.getClassLoader();
+        ContextRestorer restorer = (context, task) -> task;
+        if (ClassUtils.isPresent("org.springframework.security.core.context.ReactiveSecurityContextHolder", loader)) {
+            restorer = new SpringSecurity();
         }
-        return (context, task) -> task;
+        if (ClassUtils.isPresent("io.micrometer.context.ContextSnapshotFactory", loader)) {
+            ContextRestorer inner = restorer;
+            Micrometer micrometer = new Micrometer();
+            restorer = (context, task) -> micrometer.wrap(context, inner.wrap(context, task));
+        }
+        return restorer;
     }
 
     /** Through Micrometer's context-propagation. */
@@ -36,6 +58,51 @@ interface ContextRestorer {
                     task.run();
                 }
             };
+        }
+    }
+
+    /**
+     * Spring Security's reactive context into {@link SecurityContextHolder}. Spring Security's own
+     * context-propagation accessor restores the reactive context's value (a {@code Mono}) into a
+     * thread-local of its own, which no blocking code reads, so this bridge is cosched's.
+     */
+    final class SpringSecurity implements ContextRestorer {
+
+        @Override
+        public Runnable wrap(Context context, Runnable task) {
+            if (!context.hasKey(SecurityContext.class)) {
+                return task; // no security filter chain ran for this request
+            }
+            return () -> {
+                SecurityContext security = load(context);
+                if (security == null) {
+                    task.run();
+                    return;
+                }
+                SecurityContextHolderStrategy holder = SecurityContextHolder.getContextHolderStrategy();
+                holder.setContext(security);
+                try {
+                    task.run();
+                } finally {
+                    holder.clearContext();
+                }
+            };
+        }
+
+        /**
+         * The request's security context, in the coroutine: usually known already (the filter chain
+         * put {@code Mono.just(context)} there), else loaded here, parking the coroutine meanwhile (a
+         * security context repository that reads the session, say).
+         */
+        private static @Nullable SecurityContext load(Context context) {
+            CompletableFuture<SecurityContext> loaded = ReactiveSecurityContextHolder.getContext()
+                    .contextWrite(context).toFuture();
+            try {
+                return loaded.isDone() ? loaded.join() : Coroutines.await(loaded);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new CompletionException("interrupted while loading the request's security context", e);
+            }
         }
     }
 }

@@ -22,7 +22,7 @@ final class CoroutineHandlerAdapter extends RequestMappingHandlerAdapter {
     @Override
     public Mono<HandlerResult> handle(ServerWebExchange exchange, Object handler) {
         if (handler instanceof HandlerMethod method && requests.selector().test(method)) {
-            return requests.run(coroutine -> super.handle(new CoroutineExchange(exchange, coroutine), handler));
+            return requests.run(exchange, coroutine -> super.handle(new CoroutineExchange(exchange, coroutine), handler));
         }
         return super.handle(exchange, handler);
     }

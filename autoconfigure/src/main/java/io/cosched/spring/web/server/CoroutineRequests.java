@@ -3,12 +3,14 @@ package io.cosched.spring.web.server;
 import io.cosched.Arguments;
 import io.cosched.IOManager;
 import io.cosched.spring.web.CoschedWebStats;
-import io.netty.util.concurrent.EventExecutor;
-import io.netty.util.internal.ThreadExecutorMap;
+import io.netty.channel.EventLoop;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.task.AsyncTaskExecutor;
+import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
+import org.springframework.util.ClassUtils;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerAdapter;
+import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebExceptionHandler;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Mono;
@@ -21,8 +23,9 @@ import java.util.function.Predicate;
 
 /**
  * cosched's request handling for WebFlux, the one entry point of this package: each blocking handler
- * of a request runs as one coroutine on the event loop that read the request, which cosched starts
- * itself with the request in hand. The request holds an in-flight slot (or is shed with 503), has a
+ * of a request runs as one coroutine on the event loop that owns the request's connection, which
+ * cosched starts itself with the request in hand, whatever thread the request reached it on (a
+ * filter such as Spring Security's password check may have moved it to another scheduler). The request holds an in-flight slot (or is shed with 503), has a
  * deadline (503 when it passes) and is cancelled when Spring cancels it (the client went away); the
  * slot is given back when the coroutine's code has returned.
  *
@@ -42,7 +45,9 @@ public final class CoroutineRequests {
     private final CoroutineHandlerSelector selector;
     private final ContextRestorer restorer = ContextRestorer.detect();
     private final CoroutineHandlerExecutor executor = new CoroutineHandlerExecutor(this);
-    private volatile @Nullable Boolean carrierMode; // known once the IOManager runs: read at the first request
+    // the IOManager's loops in index order when coroutines run on them (carrier mode), else empty;
+    // known once the IOManager runs, so read at the first request
+    private volatile Loop @Nullable [] loops;
 
     /**
      * @param io                 whose loops serve the requests and carry their coroutines
@@ -63,22 +68,22 @@ public final class CoroutineRequests {
     }
 
     /**
-     * Runs {@code handling} in a new coroutine on the calling loop and emits its
-     * outcome on that loop. {@code handling} gets an executor that runs tasks in that coroutine: a
+     * Runs {@code handling} in a new coroutine on the loop of {@code exchange}'s connection and emits
+     * its outcome on that loop. {@code handling} gets an executor that runs tasks in that coroutine: a
      * publisher it waits for should deliver there (see {@code publishOn}).
      */
-    public <T> Mono<T> run(Function<Executor, Mono<T>> handling) {
+    public <T> Mono<T> run(ServerWebExchange exchange, Function<Executor, Mono<T>> handling) {
         return new Mono<T>() {
             @Override
             public void subscribe(CoreSubscriber<? super T> actual) {
-                new RequestCoroutine<>(CoroutineRequests.this, actual, handling, currentLoop()).start();
+                new RequestCoroutine<>(CoroutineRequests.this, exchange, actual, handling, loopOf(exchange)).start();
             }
         };
     }
 
-    /** Calls {@code handler} in a new coroutine on the calling loop; for a blocking functional endpoint. */
-    public <T> Mono<T> call(Callable<? extends Mono<T>> handler) {
-        return run(coroutine -> Mono.defer(() -> {
+    /** Calls {@code handler} in a new coroutine on the loop of {@code exchange}'s connection; for a blocking functional endpoint. */
+    public <T> Mono<T> call(ServerWebExchange exchange, Callable<? extends Mono<T>> handler) {
+        return run(exchange, coroutine -> Mono.defer(() -> {
             try {
                 return handler.call();
             } catch (Exception e) {
@@ -108,22 +113,50 @@ public final class CoroutineRequests {
     }
 
     /**
-     * Where a request's outcome goes back to: the loop running the caller, if it is one of the
-     * IOManager's and coroutines run on the loops (carrier mode). In fallback mode a coroutine runs on
-     * the JDK's scheduler and hands its outcome straight to Spring, as Spring's own virtual-thread
-     * executor does: a hop back to the loop would cost a wake-up of the loop per request (1.4 context
-     * switches per request against 0.3 on a blocking hello world, docs/benchmarks.md).
+     * The loop of the exchange's connection, where its coroutine runs and its outcome goes back to:
+     * when it is one of the IOManager's loops and coroutines run on the loops (carrier mode). In
+     * fallback mode a coroutine runs on the JDK's scheduler and hands its outcome straight to Spring,
+     * as Spring's own virtual-thread executor does: a hop back to the loop would cost a wake-up of the
+     * loop per request (1.4 context switches per request against 0.3 on a blocking hello world,
+     * docs/benchmarks.md).
      */
-    private @Nullable EventExecutor currentLoop() {
-        Boolean carrier = carrierMode;
-        if (carrier == null) {
-            carrierMode = carrier = "carrier".equals(io.stats().mode()); // fixed once the IOManager runs
+    private @Nullable Loop loopOf(ServerWebExchange exchange) {
+        Loop[] all = loops;
+        if (all == null) {
+            loops = all = carrierLoops(); // fixed once the IOManager runs
         }
-        if (!carrier) {
+        if (all.length == 0 || !REACTOR_NETTY) {
             return null;
         }
-        EventExecutor executor = ThreadExecutorMap.currentExecutor();
-        return executor != null && executor.parent() == io.eventLoopGroup() ? executor : null;
+        Object nativeRequest = ServerHttpRequestDecorator.getNativeRequest(exchange.getRequest());
+        if (!(nativeRequest instanceof reactor.netty.Connection connection)) {
+            return null; // not served by Reactor Netty
+        }
+        EventLoop own = connection.channel().eventLoop();
+        for (Loop l : all) {
+            if (l.loop() == own) {
+                return l;
+            }
+        }
+        return null; // a server on other loops than cosched's
+    }
+
+    private Loop[] carrierLoops() {
+        if (!"carrier".equals(io.stats().mode())) {
+            return new Loop[0];
+        }
+        Loop[] all = new Loop[io.stats().threads()];
+        for (int i = 0; i < all.length; i++) {
+            all[i] = new Loop(io.eventLoop(i), i);
+        }
+        return all;
+    }
+
+    private static final boolean REACTOR_NETTY =
+            ClassUtils.isPresent("reactor.netty.Connection", CoroutineRequests.class.getClassLoader());
+
+    /** An event loop of the IOManager, and its index. */
+    record Loop(EventLoop loop, int index) {
     }
 
     IOManager io() {

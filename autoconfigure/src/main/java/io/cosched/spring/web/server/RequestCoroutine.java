@@ -3,9 +3,12 @@ package io.cosched.spring.web.server;
 import io.cosched.Coroutine;
 import io.cosched.Coroutines;
 import io.cosched.Timer;
-import io.netty.util.concurrent.EventExecutor;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Subscription;
+import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.web.server.ServerWebExchange;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
@@ -23,8 +26,10 @@ import java.util.function.Function;
  * One request whose handler runs as a coroutine, from admission until its coroutine has returned:
  * the in-flight slot, the deadline, the coroutine, and the outcome on its way back to Spring.
  *
- * <p>Spring subscribes on the connection's loop. The request takes a slot (or is shed), arms its
- * deadline on that loop's timers and starts one coroutine there. The coroutine subscribes to the
+ * <p>Spring usually subscribes on the connection's loop; a filter that finished on another thread
+ * (Spring Security's password check, say) subscribes from there. The request takes a slot (or is
+ * shed), arms its deadline on the loop's timers and starts one coroutine on the connection's loop,
+ * whichever thread subscribed. The coroutine subscribes to the
  * handling and from then on is the request's own executor ({@link #execute}): what the handling
  * waits for before the handler can be invoked (the request body, form data, the session) is
  * delivered into it, so Spring finishes resolving the arguments, and invokes the handler, in this
@@ -45,6 +50,7 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
     private static final int TERMINATED = 4; // delivered, timed out or cancelled: nothing more goes out
 
     private static final VarHandle STATE;
+    private static final Log LOG = LogFactory.getLog(RequestCoroutine.class);
 
     static {
         try {
@@ -55,10 +61,14 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
     }
 
     private final CoroutineRequests requests;
+    private final ServerWebExchange exchange; // for the log line of a cancelled request
     private final CoreSubscriber<? super T> actual;
     private final Function<Executor, Mono<T>> handling;
-    private final @Nullable EventExecutor loop; // where the outcome goes; null: straight from the coroutine
+    // where the coroutine runs and the outcome goes; null: where the IOManager places it, outcome
+    // straight from the coroutine
+    private final CoroutineRequests.@Nullable Loop loop;
     private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    private final long admittedNanos = System.nanoTime();
 
     @SuppressWarnings("unused") // through STATE
     private volatile int state;
@@ -71,9 +81,10 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
     private @Nullable Throwable error;
     private @Nullable Subscription upstream;
 
-    RequestCoroutine(CoroutineRequests requests, CoreSubscriber<? super T> actual,
-            Function<Executor, Mono<T>> handling, @Nullable EventExecutor loop) {
+    RequestCoroutine(CoroutineRequests requests, ServerWebExchange exchange, CoreSubscriber<? super T> actual,
+            Function<Executor, Mono<T>> handling, CoroutineRequests.@Nullable Loop loop) {
         this.requests = requests;
+        this.exchange = exchange;
         this.actual = actual;
         this.handling = handling;
         this.loop = loop;
@@ -90,13 +101,25 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
             }
             return;
         }
-        if (r.timeout() != null) {
-            // on this loop's timers: it cannot fire before this method has returned
-            deadline = r.io().timers().addTimer(r.timeout(), this::expire);
+        CoroutineRequests.Loop l = loop;
+        boolean onLoop = l == null || l.loop().inEventLoop();
+        if (onLoop) {
+            armDeadline(); // on this loop's timers: it cannot fire before this method has returned
         }
         Coroutine<?> started;
         try {
-            started = r.io().spawn(this);
+            if (onLoop) {
+                started = r.io().spawn(this);
+            } else {
+                // back to the connection's loop: one hand-off, where the subscribing thread's loop
+                // (if any) would keep the coroutine and its I/O away from the connection for good
+                r.stats().countOffLoop();
+                started = r.io().spawnOn(l.index(), () -> {
+                    armDeadline(); // from the loop, as when Spring subscribes there
+                    run();
+                    return null;
+                });
+            }
         } catch (RuntimeException notStarted) { // the IOManager is stopping
             release();
             if (terminate()) {
@@ -107,7 +130,14 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
         r.stats().countCoroutine();
         coroutine = started;
         if (interruptWanted) {
-            started.thread().interrupt(); // cancelled while it was being started
+            started.interrupt(); // cancelled while it was being started
+        }
+    }
+
+    private void armDeadline() {
+        CoroutineRequests r = requests;
+        if (r.timeout() != null && (state & TERMINATED) == 0) {
+            deadline = r.io().timers().addTimer(r.timeout(), this::expire);
         }
     }
 
@@ -227,7 +257,14 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
             return;
         }
         requests.stats().countCancelled();
-        if (requests.cancelOnDisconnect()) {
+        boolean interrupt = requests.cancelOnDisconnect();
+        if (LOG.isDebugEnabled()) {
+            ServerHttpRequest r = exchange.getRequest();
+            LOG.debug(r.getMethod() + " " + r.getPath() + " cancelled after "
+                    + (System.nanoTime() - admittedNanos) / 1_000_000 + " ms (the client went away, or a filter gave up); "
+                    + (interrupt ? "its handler is interrupted" : "its handler runs on (cosched.web.cancel-on-disconnect=false)"));
+        }
+        if (interrupt) {
             interrupt();
         }
     }
@@ -242,14 +279,16 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
     }
 
     /**
-     * Interrupts the coroutine's thread. Not {@link Coroutine#cancel()}: a coroutine cancelled before
-     * it ran never runs its code, and this request's code is what gives the slot back.
+     * Interrupts the coroutine: at once, or, while it holds a pooled connection (a {@link io.cosched.Shield}),
+     * once it has given the connection back, so that the interrupt never breaks the connection. Not
+     * {@link Coroutine#cancel()}: a coroutine cancelled before it ran never runs its code, and this
+     * request's code is what gives the slot back.
      */
     private void interrupt() {
         interruptWanted = true;
         Coroutine<?> c = coroutine;
         if (c != null) {
-            c.thread().interrupt();
+            c.interrupt();
         }
     }
 
@@ -267,10 +306,10 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
         if ((state & TERMINATED) != 0) {
             return; // timed out or cancelled: nobody waits for it
         }
-        EventExecutor l = loop;
+        CoroutineRequests.Loop l = loop;
         if (l != null) {
             try {
-                l.execute(this::deliver);
+                l.loop().execute(this::deliver);
                 return;
             } catch (RejectedExecutionException loopStopped) {
                 // deliver from here: Netty queues the writes for a loop that still runs

@@ -3,7 +3,11 @@ package io.cosched.spring.boot.autoconfigure.jdbc;
 import com.zaxxer.hikari.HikariDataSource;
 import io.cosched.IOManager;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
+import io.cosched.spring.boot.autoconfigure.CoschedProperties;
 import io.cosched.spring.jdbc.LoopBoundDataSource;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -16,6 +20,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
+
+import javax.sql.DataSource;
 
 /**
  * PostgreSQL over HikariCP on cosched's event loops: the application's Hikari {@code DataSource}
@@ -30,8 +36,36 @@ import org.springframework.core.annotation.Order;
 public final class CoschedJdbcAutoConfiguration {
 
     @Bean
-    static LoopBoundDataSourcePostProcessor coschedLoopBoundDataSourcePostProcessor(ObjectProvider<IOManager> io) {
-        return new LoopBoundDataSourcePostProcessor(io);
+    static LoopBoundDataSourcePostProcessor coschedLoopBoundDataSourcePostProcessor(ObjectProvider<IOManager> io,
+            ObjectProvider<CoschedProperties> properties) {
+        return new LoopBoundDataSourcePostProcessor(io, properties);
+    }
+
+    /**
+     * The per-loop pools' cancellation numbers, tagged {@code pool=<pool name>}: interrupts held back until a
+     * connection was back in its pool ({@code cosched.jdbc.interrupts.deferred}) and statements cancelled on
+     * the server ({@code cosched.jdbc.statements.cancelled}).
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(MeterBinder.class)
+    static final class MetersConfiguration {
+
+        @Bean
+        MeterBinder coschedJdbcMeters(ObjectProvider<DataSource> dataSources) {
+            return registry -> dataSources.orderedStream().forEach(dataSource -> {
+                LoopBoundDataSource bound = DataSourceUnwrapper.unwrap(dataSource, LoopBoundDataSource.class);
+                if (bound == null) {
+                    return;
+                }
+                Tags pool = Tags.of("pool", bound.sharedPoolName());
+                FunctionCounter.builder("cosched.jdbc.interrupts.deferred", bound, LoopBoundDataSource::interruptsDeferred)
+                        .description("Interrupts of coroutines held back until their pooled connection was back in its pool")
+                        .tags(pool).register(registry);
+                FunctionCounter.builder("cosched.jdbc.statements.cancelled", bound, LoopBoundDataSource::statementsCancelled)
+                        .description("Statements cancelled on the server because they ran on past their coroutine's interrupt")
+                        .tags(pool).register(registry);
+            });
+        }
     }
 
     /** Spring Boot's pool metadata ({@code jdbc.connections.*}) as the sum of the loops' pools. */

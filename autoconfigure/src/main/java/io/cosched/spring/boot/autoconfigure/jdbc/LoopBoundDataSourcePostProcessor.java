@@ -2,6 +2,7 @@ package io.cosched.spring.boot.autoconfigure.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.cosched.IOManager;
+import io.cosched.spring.boot.autoconfigure.CoschedProperties;
 import io.cosched.spring.jdbc.LoopBoundDataSource;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -11,17 +12,19 @@ import org.springframework.beans.factory.config.BeanPostProcessor;
 /**
  * Puts a HikariCP {@code DataSource} bean for PostgreSQL on cosched's event loops: once Spring Boot
  * (or the application) has configured it, it is replaced by a {@link LoopBoundDataSource} made from
- * its configuration. One that cannot be (started already, a data source class instead of a URL, a
- * socket factory of its own) is left as it is, on JDK sockets, and the log says why.
+ * its configuration. One that cannot be (another database, started already, a data source class
+ * instead of a URL, a socket factory of its own) is left as it is, and the log says why at INFO.
  */
 final class LoopBoundDataSourcePostProcessor implements BeanPostProcessor {
 
     private static final Log LOG = LogFactory.getLog(LoopBoundDataSourcePostProcessor.class);
 
     private final ObjectProvider<IOManager> io;
+    private final ObjectProvider<CoschedProperties> properties;
 
-    LoopBoundDataSourcePostProcessor(ObjectProvider<IOManager> io) {
+    LoopBoundDataSourcePostProcessor(ObjectProvider<IOManager> io, ObjectProvider<CoschedProperties> properties) {
         this.io = io;
+        this.properties = properties;
     }
 
     @Override
@@ -32,21 +35,26 @@ final class LoopBoundDataSourcePostProcessor implements BeanPostProcessor {
         String url = hikari.getJdbcUrl();
         boolean postgres = url != null && url.startsWith("jdbc:postgresql:")
                 || "org.postgresql.ds.PGSimpleDataSource".equals(hikari.getDataSourceClassName());
+        String reason;
         if (!postgres) {
-            return bean; // another database: nothing cosched can do for it yet
+            reason = "cosched binds PostgreSQL only, and its JDBC URL is '" + url + "'";
+        } else {
+            reason = hikari.getHikariPoolMXBean() != null ? "its pool has started already"
+                    : LoopBoundDataSource.unsupportedReason(hikari);
         }
-        String reason = hikari.getHikariPoolMXBean() != null ? "its pool has started already"
-                : LoopBoundDataSource.unsupportedReason(hikari);
         IOManager manager = io.getIfUnique();
         if (reason == null && manager == null) {
             reason = "there is no single IOManager bean";
         }
         if (reason != null) {
-            LOG.info("DataSource '" + beanName + "' stays on JDK sockets: " + reason
-                    + " (cosched puts a HikariCP pool for PostgreSQL configured by URL on its event loops)");
+            LOG.info("DataSource '" + beanName + "' is not on cosched's event loops: " + reason + ". Its connections "
+                    + "use the JDK's sockets, whose waits a JDK poller thread ends (cosched puts a HikariCP pool for "
+                    + "PostgreSQL configured by URL on its event loops; docs/io.md)");
             return bean;
         }
-        LoopBoundDataSource bound = new LoopBoundDataSource(hikari, manager);
+        CoschedProperties p = properties.getIfAvailable();
+        LoopBoundDataSource bound = new LoopBoundDataSource(hikari, manager, p != null
+                ? p.getJdbc().getCancelStatementsAfter() : LoopBoundDataSource.DEFAULT_CANCEL_STATEMENTS_AFTER);
         LOG.debug("DataSource '" + beanName + "' is " + bound);
         return bound;
     }

@@ -2,6 +2,7 @@ package io.cosched.spring.boot.autoconfigure.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.cosched.Coroutine;
+import io.cosched.CoroutineState;
 import io.cosched.IOManager;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
 import io.cosched.spring.jdbc.LoopBoundDataSource;
@@ -122,7 +123,113 @@ class CoschedJdbcAutoConfigurationTest {
                             .extracting(g -> g.getId().getTag("pool") + "=" + (int) g.value())
                             .containsExactlyInAnyOrder("HikariPool-loop0=2", "HikariPool-loop1=2");
                     assertThat(registry.get("jdbc.connections.max").gauge().value()).isEqualTo(4);
+                    assertThat(registry.get("cosched.jdbc.interrupts.deferred").tag("pool", "HikariPool").functionCounter()
+                            .count()).isZero();
+                    assertThat(registry.get("cosched.jdbc.statements.cancelled").tag("pool", "HikariPool").functionCounter()
+                            .count()).isZero();
                 });
+    }
+
+    @Test
+    void anInterruptedCoroutineFinishesItsStatementKeepsItsConnectionAndIsInterruptedAfterwards() {
+        runner.run(context -> {
+            IOManager io = context.getBean(IOManager.class);
+            LoopBoundDataSource ds = context.getBean(LoopBoundDataSource.class);
+            java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
+            Coroutine<String> c = io.spawnOn(0, () -> {
+                int before = pid(ds);
+                int during;
+                boolean interruptedInside;
+                try (Connection conn = ds.getConnection(); Statement s = conn.createStatement()) {
+                    running.countDown();
+                    try (ResultSet rs = s.executeQuery("SELECT pg_backend_pid() FROM pg_sleep(0.4)")) {
+                        rs.next();
+                        during = rs.getInt(1);
+                    }
+                    interruptedInside = Thread.currentThread().isInterrupted();
+                }
+                boolean interruptedAfter = Thread.interrupted();
+                return "same connection " + (during == before && pid(ds) == before) + ", interrupted inside "
+                        + interruptedInside + ", after " + interruptedAfter;
+            });
+            assertThat(running.await(30, TimeUnit.SECONDS)).isTrue();
+            eventually(Duration.ofSeconds(10), () -> c.state() == CoroutineState.WAITING, c::toString);
+            c.interrupt();
+            assertThat(c.toFuture().get(30, TimeUnit.SECONDS)).isEqualTo("same connection true, interrupted inside false, after true");
+            assertThat(ds.interruptsDeferred()).isEqualTo(1);
+            assertThat(ds.statementsCancelled()).as("it ended within the second cosched waits").isZero();
+        });
+    }
+
+    @Test
+    void aStatementThatRunsOnPastTheGraceIsCancelledOnTheServerAndTheConnectionStaysUsable() {
+        runner.withPropertyValues("cosched.jdbc.cancel-statements-after=100ms").run(context -> {
+            IOManager io = context.getBean(IOManager.class);
+            LoopBoundDataSource ds = context.getBean(LoopBoundDataSource.class);
+            java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
+            Coroutine<String> c = io.spawnOn(0, () -> {
+                int before = pid(ds);
+                String outcome;
+                long started = System.nanoTime();
+                try (Connection conn = ds.getConnection(); Statement s = conn.createStatement()) {
+                    running.countDown();
+                    s.execute("SELECT pg_sleep(30)");
+                    outcome = "not cancelled";
+                } catch (java.sql.SQLException e) {
+                    outcome = e.getSQLState();
+                }
+                long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+                boolean interrupted = Thread.interrupted();
+                return outcome + " within 5 s " + (ms < 5000) + ", interrupted " + interrupted + ", same connection "
+                        + (pid(ds) == before);
+            });
+            assertThat(running.await(30, TimeUnit.SECONDS)).isTrue();
+            eventually(Duration.ofSeconds(10), () -> c.state() == CoroutineState.WAITING, c::toString);
+            c.interrupt();
+            assertThat(c.toFuture().get(30, TimeUnit.SECONDS))
+                    .isEqualTo("57014 within 5 s true, interrupted true, same connection true");
+            assertThat(ds.statementsCancelled()).isEqualTo(1);
+            assertThat(ds.pools().get(0).getHikariPoolMXBean().getTotalConnections()).as("none broken, none added").isEqualTo(1);
+        });
+    }
+
+    @Test
+    void aCancelDueAfterTheBorrowEndedNeverReachesTheNextBorrowersStatement() {
+        runner.withPropertyValues("cosched.jdbc.cancel-statements-after=300ms").run(context -> {
+            IOManager io = context.getBean(IOManager.class);
+            LoopBoundDataSource ds = context.getBean(LoopBoundDataSource.class);
+            java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
+            Coroutine<Void> first = io.spawnOn(0, () -> {
+                try (Connection conn = ds.getConnection(); Statement s = conn.createStatement()) {
+                    running.countDown();
+                    s.execute("SELECT pg_sleep(0.2)");
+                }
+                return null;
+            });
+            assertThat(running.await(30, TimeUnit.SECONDS)).isTrue();
+            eventually(Duration.ofSeconds(10), () -> first.state() == CoroutineState.WAITING, first::toString);
+            first.interrupt();
+            first.toFuture().get(30, TimeUnit.SECONDS);
+            // the first borrow ended before its cancel was due: the same loop's connection now runs another statement
+            String next = io.spawnOn(0, () -> {
+                try (Connection conn = ds.getConnection(); Statement s = conn.createStatement()) {
+                    s.execute("SELECT pg_sleep(0.6)");
+                    return "ran to the end";
+                } catch (java.sql.SQLException e) {
+                    return e.getSQLState();
+                }
+            }).toFuture().get(30, TimeUnit.SECONDS);
+            assertThat(next).isEqualTo("ran to the end");
+            assertThat(ds.statementsCancelled()).isZero();
+        });
+    }
+
+    private static int pid(DataSource ds) throws java.sql.SQLException {
+        try (Connection conn = ds.getConnection(); Statement s = conn.createStatement();
+             ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
+            rs.next();
+            return rs.getInt(1);
+        }
     }
 
     @Test

@@ -41,6 +41,36 @@ class CoroutineHandlersWebTest {
     }
 
     @Test
+    void aRequestThatReachesCoschedOnAnotherThreadRunsOnItsConnectionsLoopAndIsAnsweredThere() throws Exception {
+        CoschedWebStats stats = app.bean(CoschedWebStats.class);
+        long offLoop = stats.offLoop();
+        List<CompletableFuture<HttpResponse<String>>> responses = new ArrayList<>();
+        for (int i = 0; i < 8; i++) { // new connections go to both loops in turn
+            responses.add(app.http().getOnNewConnection("/where", "X-Hop", "elastic"));
+        }
+        java.util.Set<String> loops = new java.util.HashSet<>();
+        for (CompletableFuture<HttpResponse<String>> f : responses) {
+            HttpResponse<String> r = f.get(30, TimeUnit.SECONDS);
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+            String[] carrierAndLoop = r.body().split(" ");
+            assertThat(carrierAndLoop[0]).as("the handler's carrier is its connection's loop").isEqualTo(carrierAndLoop[1]);
+            loops.add(carrierAndLoop[1]);
+        }
+        assertThat(loops).as("connections on both loops").containsExactlyInAnyOrder("test-io-0", "test-io-1");
+        assertThat(stats.offLoop() - offLoop).as("each came from boundedElastic").isEqualTo(8);
+    }
+
+    @Test
+    void aRequestThatReachesCoschedOnItsLoopIsNotCountedAsOffLoop() throws Exception {
+        CoschedWebStats stats = app.bean(CoschedWebStats.class);
+        long offLoop = stats.offLoop();
+        HttpResponse<String> r = app.http().get("/where");
+        String[] carrierAndLoop = r.body().split(" ");
+        assertThat(carrierAndLoop[0]).isEqualTo(carrierAndLoop[1]);
+        assertThat(stats.offLoop()).isEqualTo(offLoop);
+    }
+
+    @Test
     void theServerItselfRunsOnTheIOManagersLoops() throws Exception {
         assertThat(app.http().get("/reactive-thread").body()).matches("test-io-[01]");
     }

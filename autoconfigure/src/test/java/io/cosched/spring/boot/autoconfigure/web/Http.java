@@ -28,10 +28,10 @@ final class Http {
     }
 
     /** Sends {@code path} over a new connection of its own (a client made for it). */
-    CompletableFuture<HttpResponse<String>> getOnNewConnection(String path) {
+    CompletableFuture<HttpResponse<String>> getOnNewConnection(String path, String... headers) {
         HttpClient fresh = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(10)).build();
-        return fresh.sendAsync(request(path).GET().build(), HttpResponse.BodyHandlers.ofString());
+        return fresh.sendAsync(request(path, headers).GET().build(), HttpResponse.BodyHandlers.ofString());
     }
 
     /**

@@ -120,6 +120,17 @@ public class WebTestApp {
         };
     }
 
+    /**
+     * With {@code X-Hop: elastic}, the rest of the chain goes on from Reactor's boundedElastic scheduler, as it
+     * does after Spring Security's default password check: the request reaches cosched off its loop.
+     */
+    @Bean
+    WebFilter hopFilter() {
+        return (exchange, chain) -> "elastic".equals(exchange.getRequest().getHeaders().getFirst("X-Hop"))
+                ? Mono.defer(() -> chain.filter(exchange)).subscribeOn(reactor.core.scheduler.Schedulers.boundedElastic())
+                : chain.filter(exchange);
+    }
+
     @Bean
     WebFilter requestIdFilter() {
         return (exchange, chain) -> {
@@ -152,6 +163,19 @@ public class WebTestApp {
         @GetMapping("/thread")
         String thread() {
             return Thread.currentThread().toString();
+        }
+
+        /** The handler's carrier, the thread of its connection's event loop, and the thread Spring wrote the response on. */
+        @RunAsCoroutine
+        @GetMapping("/where")
+        String where(org.springframework.web.server.ServerWebExchange exchange) throws InterruptedException {
+            Object connection = org.springframework.http.server.reactive.ServerHttpRequestDecorator
+                    .getNativeRequest(exchange.getRequest());
+            io.netty.channel.EventLoop loop = ((reactor.netty.Connection) connection).channel().eventLoop();
+            java.util.concurrent.CompletableFuture<String> loopThread = new java.util.concurrent.CompletableFuture<>();
+            loop.execute(() -> loopThread.complete(Thread.currentThread().getName()));
+            String carrier = Thread.currentThread().toString();
+            return carrier.substring(carrier.lastIndexOf('@') + 1) + " " + io.cosched.Coroutines.await(loopThread);
         }
 
         /** Answers the handler's thread; the thread that commits the response is left in the probe. */

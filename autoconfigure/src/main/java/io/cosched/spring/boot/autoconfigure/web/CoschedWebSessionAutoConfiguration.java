@@ -1,0 +1,47 @@
+package io.cosched.spring.boot.autoconfigure.web;
+
+import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
+import io.cosched.spring.web.server.InlineWebSessionStore;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.web.server.autoconfigure.ServerProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.web.server.adapter.WebHttpHandlerBuilder;
+import org.springframework.web.server.session.DefaultWebSessionManager;
+import org.springframework.web.server.session.WebSessionIdResolver;
+import org.springframework.web.server.session.WebSessionManager;
+
+import java.time.Clock;
+
+/**
+ * WebFlux's session manager with cosched's {@link InlineWebSessionStore}, made where Spring Boot would
+ * make its own (which backs off): the same {@code server.reactive.session.timeout} and
+ * {@code max-sessions}, the same session id resolver (the session cookie settings), but a new session
+ * is made on the thread that asks for it instead of two thread hops away.
+ * {@code cosched.web.inline-sessions=false} keeps Spring Boot's.
+ */
+@AutoConfiguration(after = CoschedAutoConfiguration.class,
+        afterName = "org.springframework.boot.webflux.autoconfigure.WebSessionIdResolverAutoConfiguration",
+        beforeName = "org.springframework.boot.webflux.autoconfigure.WebFluxAutoConfiguration")
+@ConditionalOnClass({DefaultWebSessionManager.class, ServerProperties.class})
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+@ConditionalOnBooleanProperty(name = "cosched.enabled", matchIfMissing = true)
+@ConditionalOnBooleanProperty(name = "cosched.web.inline-sessions", matchIfMissing = true)
+@EnableConfigurationProperties(ServerProperties.class)
+public final class CoschedWebSessionAutoConfiguration {
+
+    @Bean(name = WebHttpHandlerBuilder.WEB_SESSION_MANAGER_BEAN_NAME)
+    @ConditionalOnMissingBean(name = WebHttpHandlerBuilder.WEB_SESSION_MANAGER_BEAN_NAME)
+    WebSessionManager webSessionManager(ServerProperties server, ObjectProvider<WebSessionIdResolver> idResolver) {
+        ServerProperties.Reactive.Session session = server.getReactive().getSession();
+        DefaultWebSessionManager manager = new DefaultWebSessionManager();
+        manager.setSessionStore(new InlineWebSessionStore(session.getMaxSessions(), session.getTimeout(), Clock.systemUTC()));
+        idResolver.ifAvailable(manager::setSessionIdResolver);
+        return manager;
+    }
+}

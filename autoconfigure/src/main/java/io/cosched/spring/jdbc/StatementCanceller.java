@@ -1,0 +1,80 @@
+package io.cosched.spring.jdbc;
+
+import io.cosched.IOManager;
+import io.cosched.Timer;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.postgresql.PGConnection;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Ends the statement of a borrow whose coroutine was interrupted, if it runs on for longer than
+ * {@code cancelAfter}: a PostgreSQL cancel request (the driver's {@link PGConnection#cancelQuery()}, over a
+ * connection of its own), sent from a coroutine when the loop's timer fires. The driver then fails the
+ * statement with SQLState 57014 and the connection stays usable. Counts what it did, for the data source's
+ * numbers.
+ */
+final class StatementCanceller {
+
+    private static final Log LOG = LogFactory.getLog(StatementCanceller.class);
+
+    private final IOManager io;
+    private final Duration cancelAfter;
+    private final LongAdder deferred = new LongAdder();
+    private final LongAdder cancelled = new LongAdder();
+
+    StatementCanceller(IOManager io, Duration cancelAfter) {
+        this.io = io;
+        this.cancelAfter = cancelAfter;
+    }
+
+    /** An interrupt of a borrower was held back until its connection is back in the pool. */
+    void deferred() {
+        deferred.increment();
+    }
+
+    /**
+     * Runs {@code cancel} in a coroutine {@code cancelAfter} from now; called on the interrupting thread.
+     *
+     * @return the timer, to be cancelled when the borrow ends first; {@code null} when the IOManager is stopping
+     */
+    @Nullable Timer schedule(Runnable cancel) {
+        try {
+            return io.timers().addTimer(cancelAfter, () -> {
+                try {
+                    io.execute(cancel);
+                } catch (RejectedExecutionException stopping) {
+                    // the IOManager is stopping: the statement ends with the connection
+                }
+            });
+        } catch (RejectedExecutionException stopping) {
+            return null;
+        }
+    }
+
+    /** Asks the server to cancel the statement {@code connection} runs now; blocks for one round trip. */
+    void cancel(Connection connection) {
+        try {
+            connection.unwrap(PGConnection.class).cancelQuery();
+            cancelled.increment();
+            LOG.debug("cancelled the statement of " + connection + ": its request was cancelled " + cancelAfter.toMillis()
+                    + " ms before and it still ran");
+        } catch (SQLException e) {
+            LOG.debug("could not cancel the statement of " + connection + " (the connection goes on as it is)", e);
+        }
+    }
+
+    long deferredInterrupts() {
+        return deferred.sum();
+    }
+
+    long cancelledStatements() {
+        return cancelled.sum();
+    }
+}
