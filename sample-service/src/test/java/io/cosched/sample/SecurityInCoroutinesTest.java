@@ -34,7 +34,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * every request shares it.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"cosched.io.threads=1", "spring.datasource.url=jdbc:h2:mem:security;DB_CLOSE_DELAY=-1"})
+        properties = {"cosched.io.threads=1", "spring.datasource.url=jdbc:h2:mem:security;DB_CLOSE_DELAY=-1"},
+        classes = {SampleService.class, SecurityInCoroutinesTest.PasswordCheckThreads.class})
 @Timeout(120)
 class SecurityInCoroutinesTest {
 
@@ -171,6 +172,36 @@ class SecurityInCoroutinesTest {
         assertThat(onCompute.get(10, TimeUnit.SECONDS)).as("a compute thread's holder").isNull();
     }
 
+    /** Records where Spring Security checks passwords, around the service's own encoder. */
+    @org.springframework.boot.test.context.TestConfiguration
+    static class PasswordCheckThreads {
+        static final java.util.Set<String> THREADS = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+        @org.springframework.context.annotation.Bean
+        static org.springframework.beans.factory.config.BeanPostProcessor recordPasswordChecks() {
+            return new org.springframework.beans.factory.config.BeanPostProcessor() {
+                @Override
+                public Object postProcessAfterInitialization(Object bean, String name) {
+                    if (!(bean instanceof org.springframework.security.crypto.password.PasswordEncoder encoder)) {
+                        return bean;
+                    }
+                    return new org.springframework.security.crypto.password.PasswordEncoder() {
+                        @Override
+                        public String encode(CharSequence raw) {
+                            return encoder.encode(raw);
+                        }
+
+                        @Override
+                        public boolean matches(CharSequence raw, String encoded) {
+                            THREADS.add(Thread.currentThread().getName().replaceAll("\\d+$", "N"));
+                            return encoder.matches(raw, encoded);
+                        }
+                    };
+                }
+            };
+        }
+    }
+
     @Test
     void onlyThePasswordCheckTakesARequestOffItsLoopAndItComesBack() throws Exception {
         String carol = Api.bearer(TOKENS.token("carol", Instant.now().plusSeconds(300), "ADMIN"));
@@ -185,5 +216,6 @@ class SecurityInCoroutinesTest {
             assertThat(r.body()).contains("@cosched-io-0");
         }
         assertThat(stats.offLoop() - before).as("bcrypt on the compute pool, then back to the loop").isEqualTo(5);
+        assertThat(PasswordCheckThreads.THREADS).as("where the passwords were checked").containsExactly("cosched-compute-N");
     }
 }

@@ -9,6 +9,7 @@ import org.springframework.security.core.context.SecurityContext;
 import org.springframework.security.core.context.SecurityContextHolder;
 import org.springframework.security.core.context.SecurityContextHolderStrategy;
 import org.springframework.util.ClassUtils;
+import reactor.core.Fuseable;
 import reactor.util.context.Context;
 
 import java.util.concurrent.CompletableFuture;
@@ -95,6 +96,15 @@ interface ContextRestorer {
          * security context repository that reads the session, say).
          */
         private static @Nullable SecurityContext load(Context context) {
+            // Spring Security keeps a Mono under SecurityContext.class (ReactiveSecurityContextHolder's key);
+            // after authentication it is Mono.just(context), read without subscribing
+            if (context.getOrDefault(SecurityContext.class, null) instanceof Fuseable.ScalarCallable<?> scalar) {
+                try {
+                    return (SecurityContext) scalar.call();
+                } catch (Exception e) {
+                    throw new CompletionException(e);
+                }
+            }
             CompletableFuture<SecurityContext> loaded = ReactiveSecurityContextHolder.getContext()
                     .contextWrite(context).toFuture();
             try {

@@ -4,6 +4,9 @@ import io.cosched.Coroutines;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
 import io.cosched.spring.boot.autoconfigure.CoschedProperties;
 import io.cosched.spring.boot.autoconfigure.CoschedProperties.PasswordCheck;
+import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -22,12 +25,18 @@ import reactor.core.scheduler.Schedulers;
  * the request go on from there; cosched puts the check on its compute pool (or, asked to, leaves it
  * on the loop), and its request path sends a coroutine handler back to its connection's loop.
  *
- * <p>Applies to the authentication manager Spring Security's WebFlux configuration builds from a
- * {@code ReactiveUserDetailsService} bean, through the {@code ObjectPostProcessor} hook it offers
- * for that, under the name it looks for. An authentication manager the application declares itself
- * is left as it is configured.
+ * <p>Spring Security's WebFlux configuration builds the authentication manager from a
+ * {@code ReactiveUserDetailsService} bean and passes it through the {@code ObjectPostProcessor} bean
+ * named {@value #POST_PROCESSOR}, which Spring Security itself declares when Micrometer's observation
+ * API is present (to observe authentications). cosched wraps that bean: its own step sets the
+ * scheduler, then Spring Security's (or the application's) runs as before. Without such a bean it
+ * declares one under that name; a post-processor by another name would break Spring Security, which
+ * only takes one by that name. An authentication manager the application declares as a bean is left
+ * as it is configured.
  */
-@AutoConfiguration(after = CoschedAutoConfiguration.class)
+@AutoConfiguration(after = CoschedAutoConfiguration.class,
+        // Spring Boot's @EnableWebFluxSecurity may declare the post-processor: its definition must come first
+        afterName = "org.springframework.boot.security.autoconfigure.web.reactive.ReactiveWebSecurityAutoConfiguration")
 @ConditionalOnClass({AbstractUserDetailsReactiveAuthenticationManager.class, ObjectPostProcessor.class, Schedulers.class})
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
 @ConditionalOnBooleanProperty(name = "cosched.enabled", matchIfMissing = true)
@@ -36,34 +45,55 @@ public final class CoschedSecurityAutoConfiguration {
     /** The name Spring Security's {@code ServerHttpSecurityConfiguration} takes its post-processor by. */
     static final String POST_PROCESSOR = "reactiveAuthenticationManagerPostProcessor";
 
+    /** The post-processor when neither Spring Security nor the application declares one: only cosched's step. */
     @Bean(name = POST_PROCESSOR)
     @ConditionalOnMissingBean(name = POST_PROCESSOR)
-    ObjectPostProcessor<ReactiveAuthenticationManager> coschedPasswordCheck(CoschedProperties properties) {
-        return new PasswordCheckPlacement(properties.getSecurity().getPasswordCheck());
+    static ObjectPostProcessor<ReactiveAuthenticationManager> coschedPasswordCheck() {
+        return ObjectPostProcessor.identity(); // the bean post-processor below adds cosched's step to it
     }
 
-    /** Gives the user-details authentication manager the scheduler its password check runs on. */
+    /** Adds cosched's step in front of whichever post-processor carries the name Spring Security looks for. */
+    @Bean
+    static BeanPostProcessor coschedPasswordCheckPlacement(ObjectProvider<CoschedProperties> properties) {
+        return new BeanPostProcessor() {
+            @Override
+            @SuppressWarnings("unchecked")
+            public Object postProcessAfterInitialization(Object bean, String beanName) {
+                if (POST_PROCESSOR.equals(beanName) && bean instanceof ObjectPostProcessor<?> next) {
+                    return new PasswordCheckPlacement(properties.getObject().getSecurity().getPasswordCheck(),
+                            (ObjectPostProcessor<ReactiveAuthenticationManager>) next);
+                }
+                return bean;
+            }
+        };
+    }
+
+    /** Gives the user-details authentication manager the scheduler its password check runs on, then hands it on. */
     static final class PasswordCheckPlacement implements ObjectPostProcessor<ReactiveAuthenticationManager> {
 
         private final PasswordCheck where;
+        private final ObjectPostProcessor<ReactiveAuthenticationManager> next;
 
-        PasswordCheckPlacement(PasswordCheck where) {
+        PasswordCheckPlacement(PasswordCheck where, ObjectPostProcessor<ReactiveAuthenticationManager> next) {
             this.where = where;
+            this.next = next;
         }
 
         @Override
         public <O extends ReactiveAuthenticationManager> O postProcess(O manager) {
-            if (manager instanceof AbstractUserDetailsReactiveAuthenticationManager users) {
-                Scheduler scheduler = switch (where) {
-                    case COMPUTE -> ComputeScheduler.INSTANCE;
-                    case LOOP -> Schedulers.immediate();
-                    case BOUNDED_ELASTIC -> null;
-                };
-                if (scheduler != null) {
-                    users.setScheduler(scheduler);
-                }
+            Scheduler scheduler = scheduler(where);
+            if (scheduler != null && manager instanceof AbstractUserDetailsReactiveAuthenticationManager users) {
+                users.setScheduler(scheduler);
             }
-            return manager;
+            return next.postProcess(manager);
+        }
+
+        private static @Nullable Scheduler scheduler(PasswordCheck where) {
+            return switch (where) {
+                case COMPUTE -> ComputeScheduler.INSTANCE;
+                case LOOP -> Schedulers.immediate();
+                case BOUNDED_ELASTIC -> null;
+            };
         }
     }
 

@@ -56,10 +56,21 @@ class CoschedSecurityAutoConfigurationTest {
     }
 
     @Test
-    void backsOffForThePostProcessorOfTheApplication() {
-        ObjectPostProcessor<ReactiveAuthenticationManager> own = ObjectPostProcessor.identity();
+    void thePostProcessorSpringSecurityOrTheApplicationDeclaresRunsAfterCoschedsStep() {
+        // Spring Security declares one by this name to observe authentications; an application may too
+        AtomicReference<String> handedOn = new AtomicReference<>();
+        ObjectPostProcessor<ReactiveAuthenticationManager> own = new ObjectPostProcessor<>() {
+            @Override
+            public <O extends ReactiveAuthenticationManager> O postProcess(O manager) {
+                handedOn.set(manager.getClass().getSimpleName());
+                return manager;
+            }
+        };
         runner.withBean(CoschedSecurityAutoConfiguration.POST_PROCESSOR, ObjectPostProcessor.class, () -> own)
-                .run(context -> assertThat(context.getBean(CoschedSecurityAutoConfiguration.POST_PROCESSOR)).isSameAs(own));
+                .run(context -> {
+                    assertThat(checkedOn(context)).startsWith("cosched-compute-");
+                    assertThat(handedOn.get()).isEqualTo("UserDetailsRepositoryReactiveAuthenticationManager");
+                });
     }
 
     @Test
