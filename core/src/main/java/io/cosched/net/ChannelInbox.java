@@ -12,10 +12,12 @@ import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.util.ReferenceCountUtil;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
 import java.nio.channels.ClosedByInterruptException;
 import java.util.ArrayDeque;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Predicate;
 
 /**
  * The blocking face of a Netty channel's inbound side, for one reader at a time: the last handler
@@ -36,6 +38,11 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Messages taken are the reader's to release; {@link #discard()} releases what was never taken.
  *
+ * <p>An interrupted reader closes the channel, as an interruptible JDK channel does, unless the inbox
+ * was made to leave it open ({@link #ChannelInbox(int, int, boolean)}): then the reader gets an
+ * {@link InterruptedIOException} and decides itself, for instance to {@link #drain} the rest of a
+ * response on the loop and keep the connection.
+ *
  * <p>Most of its length is the contract of its public methods, written out for callers outside cosched.
  */
 public final class ChannelInbox extends ChannelInboundHandlerAdapter {
@@ -46,6 +53,7 @@ public final class ChannelInbox extends ChannelInboundHandlerAdapter {
 
     private final int highWater;
     private final int lowWater;
+    private final boolean closeOnInterrupt;
     private volatile Channel channel;
     private final Runnable resumeReading = this::resumeReading;
     private boolean inputEnded; // confined to the loop: no read may be started after the input ended
@@ -59,6 +67,8 @@ public final class ChannelInbox extends ChannelInboundHandlerAdapter {
     private IOException failure;
     private Thread reader;
     private Thread writer;
+    private Predicate<Object> drainUntil; // set while the loop drains the input: which message is the last
+    private Runnable drained;
 
     public ChannelInbox() {
         this(DEFAULT_HIGH_WATER, DEFAULT_LOW_WATER);
@@ -69,6 +79,17 @@ public final class ChannelInbox extends ChannelInboundHandlerAdapter {
      * @param lowWater  bytes queued at or below which it reads again ({@code 0 <= lowWater < highWater})
      */
     public ChannelInbox(int highWater, int lowWater) {
+        this(highWater, lowWater, true);
+    }
+
+    /**
+     * @param highWater        bytes queued above which the channel stops reading ({@code > 0})
+     * @param lowWater         bytes queued at or below which it reads again ({@code 0 <= lowWater < highWater})
+     * @param closeOnInterrupt whether an interrupted reader or writer closes the channel (as a JDK channel
+     *                         does) or gets an {@link InterruptedIOException} with the channel left open
+     */
+    public ChannelInbox(int highWater, int lowWater, boolean closeOnInterrupt) {
+        this.closeOnInterrupt = closeOnInterrupt;
         if (highWater <= 0) {
             throw new IllegalArgumentException("highWater: " + highWater + " (expected: > 0)");
         }
@@ -91,19 +112,33 @@ public final class ChannelInbox extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         Thread wake;
         boolean pause = false;
+        Runnable done = null;
         synchronized (this) {
             if (discarded) {
                 ReferenceCountUtil.release(msg);
                 return;
             }
-            queue.add(msg);
-            queuedBytes += sizeOf(msg);
-            if (queuedBytes > highWater && !readPaused) {
-                readPaused = true;
-                pause = true;
+            if (drainUntil != null) {
+                if (drainUntil.test(msg)) {
+                    done = drained;
+                    drainUntil = null;
+                    drained = null;
+                }
+                ReferenceCountUtil.release(msg);
+                wake = null;
+            } else {
+                queue.add(msg);
+                queuedBytes += sizeOf(msg);
+                if (queuedBytes > highWater && !readPaused) {
+                    readPaused = true;
+                    pause = true;
+                }
+                wake = reader;
+                reader = null;
             }
-            wake = reader;
-            reader = null;
+        }
+        if (done != null) {
+            done.run();
         }
         if (pause) {
             ctx.channel().config().setAutoRead(false);
@@ -161,6 +196,8 @@ public final class ChannelInbox extends ChannelInboundHandlerAdapter {
                 failure = cause;
             }
             ended = true;
+            drainUntil = null; // the input ended before the last message: the connection is done
+            drained = null;
             wake = reader;
             reader = null;
         }
@@ -189,7 +226,8 @@ public final class ChannelInbox extends ChannelInboundHandlerAdapter {
      *         output, or the inbox was discarded) once everything before it has been taken
      * @throws SocketTimeoutException when the limit passes first ("Read timed out"); the channel stays usable
      * @throws ClosedByInterruptException when the reader is interrupted; the channel is then closed and
-     *         the interrupt status stays set, as for an interruptible JDK channel
+     *         the interrupt status stays set, as for an interruptible JDK channel ({@link InterruptedIOException}
+     *         with the channel left open, for an inbox made not to close on an interrupt)
      * @throws IOException what the channel failed with, once the messages before the failure are taken;
      *         or when called on the channel's own event loop thread, which would never be woken
      */
@@ -290,7 +328,8 @@ public final class ChannelInbox extends ChannelInboundHandlerAdapter {
      * Waits until the channel can take more writes without growing its outbound buffer past Netty's
      * high water mark, or is closed.
      *
-     * @throws ClosedByInterruptException when interrupted; the channel is then closed
+     * @throws ClosedByInterruptException when interrupted; the channel is then closed ({@link InterruptedIOException}
+     *         with the channel left open, for an inbox made not to close on an interrupt)
      * @throws IOException when called on the channel's own event loop thread
      */
     public void awaitWritable() throws IOException {
@@ -347,9 +386,53 @@ public final class ChannelInbox extends ChannelInboundHandlerAdapter {
         wakeWriter();
     }
 
-    private ClosedByInterruptException interrupted() {
-        channel.close();
+    /**
+     * Hands the rest of the input to the loop: what is queued and what arrives later is released, until
+     * {@code last} accepts a message (released too); then {@code drained} runs, on the loop (or at once,
+     * on the caller, when that message is queued already), and the inbox is open for the next reader. If
+     * the input ends first, {@code drained} never runs. For a reader that gives up on a reply but would
+     * keep the connection: an HTTP client whose caller was interrupted drains the rest of the response
+     * and pools the connection.
+     */
+    public void drain(Predicate<Object> last, Runnable drained) {
+        boolean found = false;
+        boolean resume;
+        synchronized (this) {
+            Object msg;
+            while (!found && (msg = queue.poll()) != null) {
+                queuedBytes -= sizeOf(msg);
+                found = last.test(msg);
+                ReferenceCountUtil.release(msg);
+            }
+            resume = readPaused && !ended;
+            readPaused = false;
+            if (!found) {
+                if (ended) {
+                    return; // the input is over without its last message: nothing to keep
+                }
+                drainUntil = last;
+                this.drained = drained;
+            }
+        }
+        if (resume) {
+            channel.eventLoop().execute(resumeReading);
+        }
+        if (found) {
+            drained.run();
+        }
+    }
+
+    /** Whether the loop is draining the input ({@link #drain}). */
+    public synchronized boolean isDraining() {
+        return drainUntil != null;
+    }
+
+    private IOException interrupted() {
         Thread.currentThread().interrupt();
+        if (!closeOnInterrupt) {
+            return new InterruptedIOException("interrupted while waiting on " + channel + " (left open)");
+        }
+        channel.close();
         return new ClosedByInterruptException();
     }
 

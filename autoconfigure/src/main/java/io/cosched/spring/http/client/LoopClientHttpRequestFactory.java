@@ -36,6 +36,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketException;
+import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.UnknownHostException;
@@ -94,6 +95,7 @@ public final class LoopClientHttpRequestFactory implements ClientHttpRequestFact
     private volatile HttpConnectionPool @Nullable [] pools;
     private volatile boolean closed;
     private final LongAdder opened = new LongAdder();
+    private final LongAdder closedConnections = new LongAdder();
 
     /** Connections on the loops of {@code io}. */
     public LoopClientHttpRequestFactory(IOManager io) {
@@ -157,6 +159,11 @@ public final class LoopClientHttpRequestFactory implements ClientHttpRequestFact
         return opened.sum();
     }
 
+    /** Connections open now: in use, idle in a pool, or draining the rest of an abandoned response. */
+    public long openConnections() {
+        return opened.sum() - closedConnections.sum();
+    }
+
     /** Connections waiting for reuse now, over all loops. */
     public int idleConnections() {
         HttpConnectionPool[] p = pools;
@@ -215,7 +222,7 @@ public final class LoopClientHttpRequestFactory implements ClientHttpRequestFact
                 HttpResponse head = readHead(c, readNanos);
                 if (head != null) {
                     boolean keepAlive = HttpUtil.isKeepAlive(head) && !"close".equalsIgnoreCase(headers.getFirst("Connection"));
-                    return new LoopClientHttpResponse(pool, c, head, keepAlive, readNanos);
+                    return new LoopClientHttpResponse(pool, c, head, keepAlive, readNanos, idleTimeout.toNanos());
                 }
                 c.close();
                 if (!mayRetry) {
@@ -223,6 +230,11 @@ public final class LoopClientHttpRequestFactory implements ClientHttpRequestFact
                 }
             } catch (SocketTimeoutException | ClosedByInterruptException e) {
                 c.close();
+                throw e;
+            } catch (InterruptedIOException e) {
+                // the caller was interrupted (its request cancelled): the loop reads the answer to its end
+                // and keeps the connection
+                ResponseDrain.start(c, pool, !"close".equalsIgnoreCase(headers.getFirst("Connection")), idleTimeout.toNanos());
                 throw e;
             } catch (IOException e) {
                 c.close();
@@ -337,7 +349,8 @@ public final class LoopClientHttpRequestFactory implements ClientHttpRequestFact
 
     private HttpConnection connect(HttpConnection.Key key, int loop, HttpConnectionPool pool) throws IOException {
         InetAddress address = resolve(key.host());
-        ChannelInbox inbox = new ChannelInbox();
+        // an interrupted caller leaves the connection open: the rest of the response is drained and it is pooled
+        ChannelInbox inbox = new ChannelInbox(ChannelInbox.DEFAULT_HIGH_WATER, ChannelInbox.DEFAULT_LOW_WATER, false);
         SslHandler ssl = key.tls() ? sslHandler(key) : null;
         Bootstrap b = ioManager.bootstrap(loop)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()))
@@ -356,7 +369,10 @@ public final class LoopClientHttpRequestFactory implements ClientHttpRequestFact
         Channel ch = LoopChannels.connect(b, new InetSocketAddress(address, key.port()), null);
         HttpConnection c = new HttpConnection(key, loop, ch, inbox);
         opened.increment();
-        ch.closeFuture().addListener(f -> pool.closed(c));
+        ch.closeFuture().addListener(f -> {
+            closedConnections.increment();
+            pool.closed(c);
+        });
         if (ssl != null) {
             LoopChannels.await(ssl.handshakeFuture(), ch);
             if (!ssl.handshakeFuture().isSuccess()) {

@@ -12,6 +12,8 @@ import org.springframework.http.client.ClientHttpResponse;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.net.SocketTimeoutException;
 import java.util.Map;
 import java.util.Objects;
 
@@ -19,7 +21,9 @@ import java.util.Objects;
  * A response whose body is read from its connection's inbox as it arrives, parking the reader
  * between pieces. Once the last piece has been taken the connection goes back to its loop's pool
  * (or is closed, when either side said {@code Connection: close}); closing the response before
- * that closes the connection, unless the rest of the body has already arrived.
+ * that closes the connection, unless the rest of the body has already arrived. A reader interrupted
+ * while it waits for the body leaves the rest to the loop, which keeps the connection
+ * ({@link ResponseDrain}).
  */
 final class LoopClientHttpResponse implements ClientHttpResponse {
 
@@ -28,6 +32,7 @@ final class LoopClientHttpResponse implements ClientHttpResponse {
     private final HttpResponse head;
     private final boolean keepAlive;
     private final long readNanos;
+    private final long drainNanos;
     private final Body body = new Body();
     private @Nullable HttpHeaders headers;
     private @Nullable HttpContent current; // the piece being read
@@ -35,12 +40,13 @@ final class LoopClientHttpResponse implements ClientHttpResponse {
     private boolean closed;
 
     LoopClientHttpResponse(HttpConnectionPool pool, HttpConnection connection, HttpResponse head, boolean keepAlive,
-            long readNanos) {
+            long readNanos, long drainNanos) {
         this.pool = pool;
         this.connection = connection;
         this.head = head;
         this.keepAlive = keepAlive;
         this.readNanos = readNanos;
+        this.drainNanos = drainNanos;
     }
 
     @Override
@@ -131,6 +137,14 @@ final class LoopClientHttpResponse implements ClientHttpResponse {
             Object msg;
             try {
                 msg = connection.inbox.take(readNanos);
+            } catch (SocketTimeoutException e) {
+                ended = true;
+                connection.close();
+                throw e;
+            } catch (InterruptedIOException e) {
+                ended = true; // the reader was interrupted: the loop reads the rest and keeps the connection
+                ResponseDrain.start(connection, pool, keepAlive, drainNanos);
+                throw e;
             } catch (IOException e) {
                 ended = true;
                 connection.close();

@@ -256,13 +256,65 @@ class LoopClientHttpRequestFactoryTest {
     }
 
     @Test
-    void cancellingACoroutineWaitingForAnAnswerClosesItsConnection() throws Exception {
+    void aCallerInterruptedWhileWaitingForTheAnswerLeavesAtOnceAndTheConnectionIsKeptForTheNextCall() throws Exception {
+        java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        Coroutine<Long> call = io.spawnOn(0, () -> {
+            long started = System.nanoTime();
+            try {
+                client.get().uri(stub.uri("/slow?ms=400")).retrieve().body(String.class);
+            } catch (ResourceAccessException e) {
+                failure.set(e.getCause());
+            }
+            return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        });
+        eventually(Duration.ofSeconds(10), () -> call.state() == CoroutineState.WAITING && stub.clientPorts.size() == 1,
+                call::toString);
+        call.interrupt();
+        assertThat(call.join()).as("ms until the call gave up").isLessThan(350);
+        assertThat(failure.get()).isInstanceOf(java.io.InterruptedIOException.class);
+        assertThat(factory.idleConnections()).as("still draining the answer").isZero();
+        // the loop reads the answer when it comes, throws it away and pools the connection
+        eventually(Duration.ofSeconds(10), () -> factory.idleConnections() == 1, () -> "idle " + factory.idleConnections());
+        assertThat(io.spawnOn(0, () -> client.get().uri(stub.uri("/hello")).retrieve().body(String.class)).join())
+                .isEqualTo("hello");
+        assertThat(factory.openedConnections()).as("the same connection served the next call").isEqualTo(1);
+    }
+
+    @Test
+    void anInterruptedCallWhoseAnswerDoesNotComeWithinTheIdleTimeoutClosesItsConnection() throws Exception {
+        factory.setIdleTimeout(Duration.ofMillis(200));
         Coroutine<String> call = io.spawn(() -> client.get().uri(stub.uri("/slow?ms=20000")).retrieve().body(String.class));
         eventually(Duration.ofSeconds(10), () -> call.state() == CoroutineState.WAITING && stub.clientPorts.size() == 1,
                 call::toString);
         call.cancel();
         assertThatThrownBy(call::join).isInstanceOf(java.util.concurrent.CancellationException.class);
+        eventually(Duration.ofSeconds(10), () -> factory.openConnections() == 0, () -> "still open: " + factory.openConnections());
         assertThat(factory.idleConnections()).isZero();
+    }
+
+    @Test
+    void aCallerInterruptedInTheMiddleOfABodyLeavesTheRestToTheLoop() throws Exception {
+        int size = 4 << 20;
+        Coroutine<Integer> call = io.spawnOn(1, () -> {
+            try (ClientHttpResponse r = factory.createRequest(stub.uri("/stream?size=" + size), HttpMethod.GET).execute()) {
+                java.io.InputStream in = r.getBody();
+                in.read();
+                Thread.currentThread().interrupt(); // as a cancel arriving while the coroutine runs
+                byte[] buf = new byte[8192];
+                int n = 1;
+                try {
+                    for (int got; (got = in.read(buf)) >= 0; ) {
+                        n += got;
+                    }
+                } catch (java.io.InterruptedIOException e) {
+                    Thread.interrupted();
+                    return n;
+                }
+                return -1;
+            }
+        });
+        assertThat(call.join()).as("bytes read before the interrupt was seen").isBetween(1, size - 1);
+        eventually(Duration.ofSeconds(10), () -> factory.idleConnections() == 1, () -> "idle " + factory.idleConnections());
     }
 
     @Test
