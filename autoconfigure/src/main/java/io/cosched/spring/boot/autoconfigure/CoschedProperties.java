@@ -353,8 +353,9 @@ public class CoschedProperties {
 
         /**
          * Where Spring Security checks a presented password (HTTP basic, form login): compute (cosched's
-         * compute pool, one thread per core), loop (on the event loop that read the request: no hand-off,
-         * for cheap encoders only) or bounded-elastic (Spring Security's own choice, left alone).
+         * compute pool, one thread per core), loop (on the thread that asked, usually the request's event
+         * loop: no hand-off, for cheap encoders only) or bounded-elastic (Spring Security's own choice, left
+         * alone).
          */
         private PasswordCheck passwordCheck = PasswordCheck.COMPUTE;
 
@@ -376,7 +377,7 @@ public class CoschedProperties {
          */
         COMPUTE,
         /**
-         * On the thread that asked, usually the event loop that read the request: no hand-off at all. Only
+         * On the thread that asked, usually the request's event loop: no hand-off at all. Only
          * for encoders that cost microseconds; a bcrypt check holds the loop and every connection on it.
          */
         LOOP,
