@@ -8,7 +8,8 @@
 #
 # Each variant runs as in benchmarks/run.sh (same flags, server on core 0, wrk on core 1): 20 s of
 # warm-up load, then 15 s of load with a JFR recording (settings=profile). Prints each variant's
-# req/s and hottest methods, then where the first spends more CPU per request than the second
+# server CPU per request (over that window, recording included) and req/s, its hottest methods,
+# then where the first spends more CPU per request than the second
 # (io.cosched.bench.JfrProfile). Recordings: benchmarks/results/profile-<timestamp>/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,17 +39,21 @@ if [[ $path == /downstream* ]]; then
 fi
 trap '[ -n "$stub" ] && kill $stub 2>/dev/null; [ -n "${server-}" ] && kill $server 2>/dev/null; true' EXIT
 
-declare -A rps
+declare -A rps cpu_us
 for v in "$a" "$b"; do
   bench_start "$v" "$out/server-$v.log" "${db_args[@]}"
   "${on_load[@]}" wrk -t1 -c"$conns" -d20s --timeout 10s "http://127.0.0.1:18080$path" > /dev/null
   "$JAVA_HOME/bin/jcmd" "$server" JFR.start name=profile settings=profile duration=15s filename="$PWD/$out/$v.jfr" > /dev/null
+  cpu0=$(awk '{print $14 + $15}' "/proc/$server/stat")
   "${on_load[@]}" wrk -t1 -c"$conns" -d15s --timeout 10s --latency "http://127.0.0.1:18080$path" > "$out/wrk-$v.txt"
+  cpu1=$(awk '{print $14 + $15}' "/proc/$server/stat")
+  cpu_us[$v]=$(awk -v a="$cpu0" -v b="$cpu1" -v t="$(getconf CLK_TCK)" -v n="$(awk '/requests in/ {print $1}' "$out/wrk-$v.txt")" \
+    'BEGIN {if (n > 0) printf "%.1f", (b - a) / t * 1e6 / n}')
   for _ in $(seq 1 40); do [ -s "$out/$v.jfr" ] && break; sleep 0.5; done   # JFR writes the file when the recording ends
   kill "$server"; wait "$server" 2>/dev/null || true
   server=
   rps[$v]=$(awk '/Requests\/sec/ {print $2}' "$out/wrk-$v.txt")
-  echo "== $v: ${rps[$v]} req/s"
+  echo "== $v: ${cpu_us[$v]} us of server CPU per request (JFR on), ${rps[$v]} req/s"
   "$JAVA" -cp "$bench_tools" io.cosched.bench.JfrProfile top "$out/$v.jfr" "" 25
 done
 echo "== where $a spends more per request than $b"

@@ -17,7 +17,8 @@
 # capacity: no errors, heap after GC and live coroutines flat).
 #
 # The demo and the load generator (benchmarks' LoadGen, which tells refused, timed-out and lost
-# requests apart) share this machine's cores, unpinned, as an app and its clients would. Results:
+# requests apart) share this machine's cores, unpinned, as an app and its clients would. Each load
+# run's JSON starts with the demo's CPU time per answer (serverCpuUsPerAnswer). Results:
 # benchmarks/results/soak-<timestamp>/ (one JSON per load run, the demo logs, summary.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -81,10 +82,25 @@ stop_demo() {
 }
 trap 'stop_demo; pkill -f "io.cosched.bench.FaultStub" 2> /dev/null || true; pkill -x yes 2> /dev/null || true' EXIT
 
-load() { # load NAME ARGS: LoadGen against the demo, its JSON in $out/NAME.json
-  local name=$1; shift
+demo_ticks() { if [ -n "${pid-}" ] && [ -r "/proc/$pid/stat" ]; then awk '{print $14 + $15}' "/proc/$pid/stat"; else echo 0; fi; }
+
+load() { # load NAME ARGS: LoadGen against the demo, its JSON in $out/NAME.json, with the demo's CPU per answer
+  local name=$1 c0 c1; shift
+  c0=$(demo_ticks)
   "$JAVA" --enable-native-access=ALL-UNNAMED -cp "$tools" io.cosched.bench.LoadGen --url="$base" --label="$name" "$@" \
     2> /dev/null > "$out/$name.json"
+  c1=$(demo_ticks)
+  # the demo's CPU time (user + system) over the run's answers: the first figure of a load run
+  python3 - "$out/$name.json" "$c0" "$c1" "$(getconf CLK_TCK)" << 'PY'
+import json, sys
+path, c0, c1, hz = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+with open(path) as f:
+    run = json.load(f)
+answered = run.get("answered") or 0
+run = {"serverCpuUsPerAnswer": round((c1 - c0) / hz * 1e6 / answered, 1) if answered and c1 > c0 else None, **run}
+with open(path, "w") as f:
+    json.dump(run, f, separators=(",", ":"))
+PY
   say "  $name: $(cat "$out/$name.json")"
 }
 

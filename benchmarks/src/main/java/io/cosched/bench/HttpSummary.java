@@ -18,7 +18,9 @@ import java.util.Set;
 
 /**
  * Turns {@code runs.csv} of {@code benchmarks/run.sh} into markdown tables of medians with ratios
- * against cosched, and bar charts (throughput, p99, context switches per request) as PNG next to it.
+ * against cosched, and bar charts (CPU per request, throughput, p99, context switches per request) as
+ * PNG next to it. The first figure is the server's CPU time per request, with its range over the
+ * rounds, and cosched's CPU per request over the variant's, round by round.
  *
  * <pre>HttpSummary &lt;results-dir&gt; [image-dir]</pre>
  */
@@ -30,7 +32,7 @@ public final class HttpSummary {
     }
 
     record Run(int round, String variant, String scenario, int connections, double rps, double p50, double p90,
-               double p99, long errors, double cpu, double rss, double csPerRequest) {
+               double p99, long errors, double cpu, double rss, double csPerRequest, double cpuPerRequest) {
     }
 
     public static void main(String[] args) throws IOException {
@@ -43,9 +45,12 @@ public final class HttpSummary {
             if (f.length < 11 || f[4].isEmpty()) {
                 continue; // a run wrk could not finish
             }
-            double cs = f.length > 12 ? num(f[12]) : Double.NaN; // runs recorded before the column existed have none
+            // runs recorded before a column existed have none
+            double cs = f.length > 12 ? num(f[12]) : Double.NaN;
+            double requests = f.length > 11 ? num(f[11]) : Double.NaN;
+            double cpuPerRequest = f.length > 13 ? num(f[13]) : num(f[9]) * 1e6 / requests;
             runs.add(new Run(Integer.parseInt(f[0]), f[1], f[2], Integer.parseInt(f[3]), num(f[4]), num(f[5]), num(f[6]),
-                    num(f[7]), (long) num(f[8]), num(f[9]), num(f[10]), cs));
+                    num(f[7]), (long) num(f[8]), num(f[9]), num(f[10]), cs, cpuPerRequest));
         }
         Set<String> scenarios = new LinkedHashSet<>();
         Set<String> variants = new LinkedHashSet<>();
@@ -58,26 +63,30 @@ public final class HttpSummary {
             cells.computeIfAbsent(r.scenario(), k -> new LinkedHashMap<>()).computeIfAbsent(r.variant(), k -> new ArrayList<>()).add(r);
         }
         StringBuilder md = new StringBuilder();
-        md.append("Medians over rounds; \"cosched ×\" is cosched's median req/s divided by the variant's (above 1: cosched is faster); "
+        md.append("Medians over rounds. \"CPU us/req\" is the server process's CPU time (user + system) over the measured "
+                + "window's requests, its range over the rounds in brackets; \"cosched / variant\" divides cosched's CPU per "
+                + "request by the variant's in each round (below 1: cosched spends less), median and rounds; "
                 + "\"switches/req\" is the server JVM's context switches (voluntary and not, all threads) per request.\n");
         for (String scenario : scenarios) {
             Map<String, List<Run>> byVariant = cells.get(scenario);
-            double base = byVariant.containsKey(BASELINE) ? median(byVariant.get(BASELINE), Run::rps) : Double.NaN;
+            List<Run> base = byVariant.get(BASELINE);
             md.append("\n### ").append(scenario).append(" (").append(byVariant.values().iterator().next().get(0).connections())
                     .append(" connections)\n\n")
-                    .append("| variant | req/s (median) | rounds | cosched × | switches/req | p50 ms | p90 ms | p99 ms | errors | server CPU s | peak RSS MB |\n")
-                    .append("|---|---|---|---|---|---|---|---|---|---|---|\n");
+                    .append("| variant | CPU us/req | cosched / variant | switches/req | req/s (median) | p50 ms | p90 ms | p99 ms | errors | peak RSS MB |\n")
+                    .append("|---|---|---|---|---|---|---|---|---|---|\n");
             for (Map.Entry<String, List<Run>> e : byVariant.entrySet()) {
                 List<Run> rs = e.getValue();
-                double rps = median(rs, Run::rps);
-                md.append(String.format(Locale.ROOT, "| %s | %,.0f | %s | %s | %.2f | %.2f | %.2f | %.2f | %d | %.1f | %.0f |%n",
-                        e.getKey(), rps, rounds(rs), e.getKey().equals(BASELINE) ? "1.00" : String.format(Locale.ROOT, "%.2f", base / rps),
-                        median(rs, Run::csPerRequest), median(rs, Run::p50), median(rs, Run::p90), median(rs, Run::p99),
-                        rs.stream().mapToLong(Run::errors).sum(), median(rs, Run::cpu), median(rs, Run::rss)));
+                md.append(String.format(Locale.ROOT, "| %s | %s | %s | %.2f | %,.0f | %.2f | %.2f | %.2f | %d | %.0f |%n",
+                        e.getKey(), withRange(rs, Run::cpuPerRequest),
+                        e.getKey().equals(BASELINE) ? "1.00" : ratios(base, rs),
+                        median(rs, Run::csPerRequest), median(rs, Run::rps), median(rs, Run::p50), median(rs, Run::p90),
+                        median(rs, Run::p99), rs.stream().mapToLong(Run::errors).sum(), median(rs, Run::rss)));
             }
         }
         System.out.print(md);
         Files.createDirectories(images);
+        chart(cells, scenarios, variants, "median server CPU per request, microseconds (lower is better)", Run::cpuPerRequest,
+                images.resolve("http-cpu-per-request"));
         chart(cells, scenarios, variants, "median requests/s (higher is better)", Run::rps, images.resolve("http-throughput"));
         chart(cells, scenarios, variants, "median p99 latency, ms (lower is better)", Run::p99, images.resolve("http-p99"));
         chart(cells, scenarios, variants, "server context switches per request (lower is better)", Run::csPerRequest,
@@ -104,8 +113,35 @@ public final class HttpSummary {
         BitmapEncoder.saveBitmap(chart, file.toString(), BitmapEncoder.BitmapFormat.PNG);
     }
 
-    private static String rounds(List<Run> rs) {
-        return String.join(" · ", rs.stream().map(r -> String.format(Locale.ROOT, "%,.0f", r.rps())).toList());
+    /** The median and, in brackets, the lowest and highest round. */
+    private static String withRange(List<Run> rs, java.util.function.ToDoubleFunction<Run> metric) {
+        double[] v = rs.stream().mapToDouble(metric).filter(d -> !Double.isNaN(d)).sorted().toArray();
+        if (v.length == 0) {
+            return "";
+        }
+        return String.format(Locale.ROOT, "%.1f (%.1f-%.1f)", median(rs, metric), v[0], v[v.length - 1]);
+    }
+
+    /** cosched's CPU per request over the variant's, in each round both ran: the median, then the rounds. */
+    private static String ratios(List<Run> base, List<Run> rs) {
+        if (base == null) {
+            return "";
+        }
+        List<Double> r = new ArrayList<>();
+        for (Run v : rs) {
+            for (Run b : base) {
+                if (b.round() == v.round() && !Double.isNaN(b.cpuPerRequest()) && v.cpuPerRequest() > 0) {
+                    r.add(b.cpuPerRequest() / v.cpuPerRequest());
+                }
+            }
+        }
+        if (r.isEmpty()) {
+            return "";
+        }
+        double[] sorted = r.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        double m = sorted.length % 2 == 1 ? sorted[sorted.length / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+        return String.format(Locale.ROOT, "%.2f (%s)", m, String.join(", ",
+                r.stream().map(x -> String.format(Locale.ROOT, "%.2f", x)).toList()));
     }
 
     private static double median(List<Run> rs, java.util.function.ToDoubleFunction<Run> metric) {
