@@ -20,7 +20,12 @@ bench_actuator_app=benchmarks/http-app-actuator/target/cosched-bench-http-app-ac
 bench_helidon_app=benchmarks/http-helidon-app/target/cosched-bench-http-helidon-app-0.1.0-SNAPSHOT.jar
 bench_micronaut_app=benchmarks/http-micronaut-app/target/cosched-bench-http-micronaut-app-0.1.0-SNAPSHOT.jar
 bench_tools=benchmarks/target/benchmarks.jar
-bench_common_jvm=(-Xms1g -Xmx1g -XX:+UseG1GC --enable-native-access=ALL-UNNAMED "-Dreactor.netty.ioWorkerCount=$bench_loops")
+# Reactor Netty's connection pools (the reactive variant's WebClient, Boot's RestClient factory on Spring's
+# virtual threads) default to 500 connections and 1,000 waiting: at 2,000 server connections they refused
+# the rest with PoolAcquirePendingLimitException, a 500 and a logged stack each, where cosched's client
+# opens what it needs. The peers get as many downstream connections as the scenario has clients.
+bench_common_jvm=(-Xms1g -Xmx1g -XX:+UseG1GC --enable-native-access=ALL-UNNAMED "-Dreactor.netty.ioWorkerCount=$bench_loops"
+  -Dreactor.netty.pool.maxConnections=4000)
 bench_variants=(
   "cosched|webflux|--add-opens java.base/java.lang=ALL-UNNAMED|--bench.variant=cosched --cosched.io.threads=$bench_loops"
   "cosched-2loops|webflux|--add-opens java.base/java.lang=ALL-UNNAMED|--bench.variant=cosched --cosched.io.threads=2"

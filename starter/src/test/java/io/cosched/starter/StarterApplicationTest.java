@@ -52,6 +52,16 @@ class StarterApplicationTest {
                 Span span = tracer.currentSpan();
                 return (span == null ? "no-span" : span.context().traceId()) + " mdc=" + MDC.get("traceId");
             }
+
+            /** What the handler sees of the request's observation, its span and the MDC. */
+            @RunAsCoroutine
+            @GetMapping("/observed")
+            String observed(io.micrometer.observation.ObservationRegistry observations) {
+                io.micrometer.observation.Observation current = observations.getCurrentObservation();
+                Span span = tracer.currentSpan();
+                return (current == null ? "none" : current.getContext().getName()) + " span="
+                        + (span == null ? "none" : span.context().spanId()) + " mdc=" + MDC.get("spanId");
+            }
         }
     }
 
@@ -81,6 +91,39 @@ class StarterApplicationTest {
         IOManager io = context.getBean(IOManager.class);
         assertThat(io.transport()).isEqualTo(Transport.EPOLL);
         assertThat(io.stats().mode()).isEqualTo("carrier");
+    }
+
+    @Test
+    void theRequestsObservationAndSpanAreCurrentInsideTheHandlerAndNothingIsLeftOnTheLoop() throws Exception {
+        io.micrometer.core.instrument.MeterRegistry meters = context.getBean(io.micrometer.core.instrument.MeterRegistry.class);
+        long timed = requestsTimed(meters);
+        String body = http.send(HttpRequest.newBuilder(URI.create(base + "/observed")).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        String[] parts = body.split(" ");
+        assertThat(parts[0]).as("the current observation in the handler").isEqualTo("http.server.requests");
+        assertThat(parts[1]).as("its span").matches("span=[0-9a-f]{16}");
+        assertThat(parts[2]).as("and the span in the MDC").isEqualTo("mdc=" + parts[1].substring("span=".length()));
+        // the observation stopped with the response: http.server.requests counted it
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        while (requestsTimed(meters) == timed && System.nanoTime() - deadline < 0) {
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+        }
+        assertThat(requestsTimed(meters)).isEqualTo(timed + 1);
+        // the loops' own threads keep no observation, span or MDC of any request
+        IOManager io = context.getBean(IOManager.class);
+        io.micrometer.observation.ObservationRegistry observations = context.getBean(io.micrometer.observation.ObservationRegistry.class);
+        Tracer tracer = context.getBean(Tracer.class);
+        for (int i = 0; i < io.stats().threads(); i++) {
+            java.util.concurrent.CompletableFuture<String> onLoop = new java.util.concurrent.CompletableFuture<>();
+            io.eventLoop(i).execute(() -> onLoop.complete(observations.getCurrentObservation() + " " + tracer.currentSpan()
+                    + " " + MDC.getCopyOfContextMap()));
+            assertThat(onLoop.get(10, java.util.concurrent.TimeUnit.SECONDS)).as("loop %d", i).matches("null null (null|\\{\\})");
+        }
+    }
+
+    private static long requestsTimed(io.micrometer.core.instrument.MeterRegistry meters) {
+        return meters.find("http.server.requests").tag("uri", "/observed").timers().stream()
+                .mapToLong(io.micrometer.core.instrument.Timer::count).sum();
     }
 
     @Test
