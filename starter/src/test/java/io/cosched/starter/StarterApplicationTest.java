@@ -35,9 +35,11 @@ class StarterApplicationTest {
         @RestController
         static class Handlers {
             private final Tracer tracer;
+            private final io.micrometer.observation.ObservationRegistry observations;
 
-            Handlers(Tracer tracer) {
+            Handlers(Tracer tracer, io.micrometer.observation.ObservationRegistry observations) {
                 this.tracer = tracer;
+                this.observations = observations;
             }
 
             @RunAsCoroutine
@@ -56,7 +58,7 @@ class StarterApplicationTest {
             /** What the handler sees of the request's observation, its span and the MDC. */
             @RunAsCoroutine
             @GetMapping("/observed")
-            String observed(io.micrometer.observation.ObservationRegistry observations) {
+            String observed() {
                 io.micrometer.observation.Observation current = observations.getCurrentObservation();
                 Span span = tracer.currentSpan();
                 return (current == null ? "none" : current.getContext().getName()) + " span="
