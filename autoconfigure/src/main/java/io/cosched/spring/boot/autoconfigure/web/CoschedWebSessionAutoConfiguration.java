@@ -23,10 +23,14 @@ import java.time.Clock;
  * make its own (which backs off): the same {@code server.reactive.session.timeout} and
  * {@code max-sessions}, the same session id resolver (the session cookie settings), but a new session
  * is made on the thread that asks for it instead of two thread hops away.
- * {@code cosched.web.inline-sessions=false} keeps Spring Boot's.
+ * {@code cosched.web.inline-sessions=false} keeps Spring Boot's; Spring Session's session manager (a
+ * Redis store, say) and the application's own win over both.
  */
+// After Spring Session's reactive auto-configuration: a store of its own (Redis) declares the session manager
+// under the same name, and cosched's must see that definition and back off.
 @AutoConfiguration(after = CoschedAutoConfiguration.class,
-        afterName = "org.springframework.boot.webflux.autoconfigure.WebSessionIdResolverAutoConfiguration",
+        afterName = {"org.springframework.boot.webflux.autoconfigure.WebSessionIdResolverAutoConfiguration",
+                "org.springframework.boot.session.data.redis.autoconfigure.SessionDataRedisAutoConfiguration"},
         beforeName = "org.springframework.boot.webflux.autoconfigure.WebFluxAutoConfiguration")
 @ConditionalOnClass({DefaultWebSessionManager.class, ServerProperties.class})
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)

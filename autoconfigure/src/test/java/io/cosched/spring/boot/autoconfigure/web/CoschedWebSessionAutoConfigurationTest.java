@@ -56,6 +56,25 @@ class CoschedWebSessionAutoConfigurationTest {
     }
 
     @Test
+    void springSessionsManagerWinsWhenTheApplicationTurnsItOn() {
+        runner.withUserConfiguration(SpringSessionConfiguration.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            WebSessionManager manager = context.getBean(WebSessionManager.class);
+            assertThat(((DefaultWebSessionManager) manager).getSessionStore())
+                    .isInstanceOf(org.springframework.session.web.server.session.SpringSessionWebSessionStore.class);
+        });
+    }
+
+    @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+    @org.springframework.session.config.annotation.web.server.EnableSpringWebSession
+    static class SpringSessionConfiguration {
+        @org.springframework.context.annotation.Bean
+        org.springframework.session.ReactiveMapSessionRepository sessionRepository() {
+            return new org.springframework.session.ReactiveMapSessionRepository(new java.util.concurrent.ConcurrentHashMap<>());
+        }
+    }
+
+    @Test
     void backsOffForTheApplicationsOwnSessionManager() {
         DefaultWebSessionManager own = new DefaultWebSessionManager();
         runner.withBean("webSessionManager", WebSessionManager.class, () -> own).run(context ->
