@@ -42,6 +42,7 @@ ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 # name | path | connections | database
 scenarios=(
   "hello|/hello|100|h2"
+  "hello-mono|/hello-mono|100|h2"
   "downstream-200|/downstream|200|h2"
   "downstream-2000|/downstream|2000|h2"
   "downstream-jdk-200|/downstream-jdk|200|h2"
@@ -54,6 +55,8 @@ scenarios=(
 bench_runs() {
   case "$1:$2" in
     reactive:jdbc | reactive:downstream-jdk-200) return 1 ;;
+    cosched:hello-mono | cosched-actuator:hello-mono | virtual-threads:hello-mono) ;; # a Mono handler beside the blocking one
+    *:hello-mono) return 1 ;;
     cosched-2loops:downstream-200 | cosched-2loops:postgres) ;;
     cosched-2loops:*) return 1 ;;
     cosched-actuator*:hello | cosched-actuator*:downstream-200 | cosched-actuator*:postgres) ;;

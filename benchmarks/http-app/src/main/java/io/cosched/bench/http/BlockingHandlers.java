@@ -2,7 +2,9 @@ package io.cosched.bench.http;
 
 import io.cosched.spring.web.RunAsCoroutine;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
+import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
+import reactor.core.publisher.Mono;
 
 /**
  * The blocking endpoints on WebFlux. With cosched they run as coroutines on the loop that read the
@@ -15,5 +17,15 @@ public class BlockingHandlers extends BlockingEndpoints {
 
     public BlockingHandlers(Backends backends) {
         super(backends);
+    }
+
+    /**
+     * hello as a {@code Mono} handler in the same JVM (a reactive return type never runs as a coroutine):
+     * the benchmark's hello-mono scenario, to compare a coroutine handler with the reactive one on the
+     * same server, Spring's share of the work being the same.
+     */
+    @GetMapping("/hello-mono")
+    public Mono<String> helloMono() {
+        return Mono.just("hello");
     }
 }
