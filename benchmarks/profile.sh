@@ -9,7 +9,9 @@
 # Each variant runs as in benchmarks/run.sh (same flags, server on core 0, wrk on core 1): 20 s of
 # warm-up load, then 15 s of load with a JFR recording (settings=profile). Prints each variant's
 # server CPU per request (over that window, recording included) and req/s, its hottest methods,
-# then where the first spends more CPU per request than the second
+# its samples by phase of the request (Netty, Reactor Netty, WebFlux's exchange, filters, handler
+# mapping, arguments, the handler, encoding, observation, cosched), then where the first spends more
+# CPU per request than the second
 # (io.cosched.bench.JfrProfile). Recordings: benchmarks/results/profile-<timestamp>/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -55,6 +57,7 @@ for v in "$a" "$b"; do
   rps[$v]=$(awk '/Requests\/sec/ {print $2}' "$out/wrk-$v.txt")
   echo "== $v: ${cpu_us[$v]} us of server CPU per request (JFR on), ${rps[$v]} req/s"
   "$JAVA" -cp "$bench_tools" io.cosched.bench.JfrProfile top "$out/$v.jfr" "" 25
+  "$JAVA" -cp "$bench_tools" io.cosched.bench.JfrProfile phases "$out/$v.jfr" "${cpu_us[$v]}" | tee "$out/phases-$v.txt"
 done
 echo "== where $a spends more per request than $b"
 "$JAVA" -cp "$bench_tools" io.cosched.bench.JfrProfile diff "$out/$a.jfr" "${rps[$a]}" "$out/$b.jfr" "${rps[$b]}" 40 | tee "$out/diff.txt"

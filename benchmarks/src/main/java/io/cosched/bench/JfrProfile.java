@@ -22,6 +22,7 @@ import java.util.Set;
  * <pre>
  * JfrProfile top  &lt;recording.jfr&gt; [filter] [rows]          methods by inclusive share of samples
  * JfrProfile diff &lt;a.jfr&gt; &lt;a req/s&gt; &lt;b.jfr&gt; &lt;b req/s&gt; [rows]  where a spends more per request than b
+ * JfrProfile phases &lt;recording.jfr&gt; [CPU us per request]   a request's samples by phase of the Spring stack
  * </pre>
  *
  * <p>A sample counts once for every method on its stack (inclusive). For {@code diff}, a method's
@@ -42,9 +43,12 @@ public final class JfrProfile {
         } else if (args.length >= 5 && args[0].equals("diff")) {
             diff(Path.of(args[1]), Double.parseDouble(args[2]), Path.of(args[3]), Double.parseDouble(args[4]),
                     args.length > 5 ? Integer.parseInt(args[5]) : 40);
+        } else if (args.length >= 2 && args[0].equals("phases")) {
+            phases(Path.of(args[1]), args.length > 2 ? Double.parseDouble(args[2]) : 0);
         } else {
             System.err.println("usage: JfrProfile top <recording.jfr> [filter] [rows]\n"
-                    + "       JfrProfile diff <a.jfr> <a req/s> <b.jfr> <b req/s> [rows]");
+                    + "       JfrProfile diff <a.jfr> <a req/s> <b.jfr> <b req/s> [rows]\n"
+                    + "       JfrProfile phases <recording.jfr> [CPU us per request]");
             System.exit(2);
         }
     }
@@ -115,5 +119,74 @@ public final class JfrProfile {
             double[] v = values.get(k);
             System.out.printf(Locale.ROOT, "%8.2f %8.2f %+8.2f  %s%n", v[0], v[1], v[0] - v[1], names.get(k));
         }
+    }
+
+    /**
+     * The phases of a request through Spring WebFlux: a sample belongs to the phase of the frame
+     * nearest its top that matches one of these prefixes (the first phase listed wins for one frame),
+     * so time in a JDK method counts for the library that called it.
+     */
+    private static final String[][] PHASES = {
+            {"context propagation (Micrometer's ThreadLocalAccessors)", "io.micrometer.context."},
+            {"observation (Micrometer)", "io.micrometer.", "org.springframework.http.server.reactive.observation.",
+                    "org.springframework.boot.micrometer.", "org.springframework.boot.actuate.metrics."},
+            {"return value: content negotiation and encoding",
+                    "org.springframework.web.reactive.result.method.annotation.AbstractMessageWriterResultHandler.",
+                    "org.springframework.web.reactive.result.method.annotation.ResponseBodyResultHandler.",
+                    "org.springframework.web.reactive.result.HandlerResultHandlerSupport.",
+                    "org.springframework.http.codec.", "org.springframework.core.codec.", "tools.jackson.",
+                    "com.fasterxml.jackson."},
+            {"argument resolution", "org.springframework.web.reactive.result.method.InvocableHandlerMethod.getMethodArgumentValues",
+                    "org.springframework.web.reactive.result.method.annotation.AbstractNamedValueArgumentResolver."},
+            {"the handler method itself", "io.cosched.bench.http."},
+            {"handler mapping", "org.springframework.web.reactive.handler.AbstractHandlerMapping.",
+                    "org.springframework.web.reactive.result.method.AbstractHandlerMethodMapping.",
+                    "org.springframework.web.reactive.result.method.RequestMappingInfoHandlerMapping.",
+                    "org.springframework.web.reactive.result.method.RequestMappingInfo.",
+                    "org.springframework.web.reactive.result.condition.", "org.springframework.web.util.pattern."},
+            {"cosched: coroutine start, park and resume, context restore", "io.cosched.", "java.lang.VirtualThread",
+                    "jdk.internal.vm.Continuation"},
+            {"handler invocation and the rest of DispatcherHandler", "org.springframework.web.reactive.result.method.",
+                    "org.springframework.web.reactive.DispatcherHandler.", "org.springframework.web.method."},
+            {"WebFilter chain", "org.springframework.web.server.handler.", "org.springframework.web.filter.reactive."},
+            {"WebFlux exchange: request, response, attributes, session", "org.springframework.web.server.",
+                    "org.springframework.http.server.reactive.", "org.springframework.http.", "org.springframework.web."},
+            {"Reactor operators", "reactor.core.", "reactor.util."},
+            {"Reactor Netty HTTP server", "reactor.netty."},
+            {"Netty: epoll, HTTP codec, buffers", "io.netty."},
+    };
+
+    private static void phases(Path recording, double cpuUsPerRequest) throws IOException {
+        int[] counts = new int[PHASES.length + 1];
+        int total = 0;
+        for (RecordedEvent event : RecordingFile.readAllEvents(recording)) {
+            if (!event.getEventType().getName().equals("jdk.ExecutionSample") || event.getStackTrace() == null) {
+                continue;
+            }
+            total++;
+            counts[phaseOf(event.getStackTrace())]++;
+        }
+        System.out.printf(Locale.ROOT, "%d samples in %s, by phase (the frame nearest the top decides)%n", total, recording);
+        System.out.printf(Locale.ROOT, "%7s %9s  %s%n", "share", cpuUsPerRequest > 0 ? "us/req" : "", "phase");
+        for (int i = 0; i <= PHASES.length; i++) {
+            double share = total == 0 ? 0 : (double) counts[i] / total;
+            System.out.printf(Locale.ROOT, "%6.1f%% %9s  %s%n", 100 * share,
+                    cpuUsPerRequest > 0 ? String.format(Locale.ROOT, "%.1f", share * cpuUsPerRequest) : "",
+                    i < PHASES.length ? PHASES[i][0] : "other (JDK, logging, threads outside the request)");
+        }
+    }
+
+    private static int phaseOf(RecordedStackTrace stack) {
+        for (RecordedFrame frame : stack.getFrames()) { // top of the stack first
+            String method = frame.getMethod().getType().getName() + "." + frame.getMethod().getName();
+            for (int p = 0; p < PHASES.length; p++) {
+                for (int k = 1; k < PHASES[p].length; k++) {
+                    if (method.startsWith(PHASES[p][k])) {
+                        return p;
+                    }
+                }
+            }
+        }
+        return PHASES.length;
     }
 }
