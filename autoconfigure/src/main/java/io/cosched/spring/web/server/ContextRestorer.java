@@ -1,8 +1,10 @@
 package io.cosched.spring.web.server;
 
 import io.cosched.Coroutines;
+import io.micrometer.context.ContextRegistry;
 import io.micrometer.context.ContextSnapshot;
 import io.micrometer.context.ContextSnapshotFactory;
+import io.micrometer.context.ThreadLocalAccessor;
 import org.jspecify.annotations.Nullable;
 import org.springframework.security.core.context.ReactiveSecurityContextHolder;
 import org.springframework.security.core.context.SecurityContext;
@@ -47,18 +49,48 @@ interface ContextRestorer {
         return restorer;
     }
 
-    /** Through Micrometer's context-propagation. */
+    /**
+     * Through Micrometer's context-propagation. A request whose Reactor context holds no key of a
+     * registered thread-local accessor (no observation, no MDC bridge, nothing of the application's)
+     * has nothing to restore: its task runs unchanged, without a snapshot made and applied for it.
+     */
     final class Micrometer implements ContextRestorer {
-        private final ContextSnapshotFactory snapshots = ContextSnapshotFactory.builder().build();
+        private final ContextRegistry registry;
+        private final ContextSnapshotFactory snapshots;
+
+        Micrometer() {
+            this(ContextRegistry.getInstance());
+        }
+
+        Micrometer(ContextRegistry registry) {
+            this.registry = registry;
+            this.snapshots = ContextSnapshotFactory.builder().contextRegistry(registry).build();
+        }
 
         @Override
         public Runnable wrap(Context context, Runnable task) {
+            if (!holdsAnyAccessorKey(context)) {
+                return task; // a snapshot of it would set nothing
+            }
             ContextSnapshot snapshot = snapshots.captureFrom(context);
             return () -> {
                 try (ContextSnapshot.Scope ignored = snapshot.setThreadLocals()) {
                     task.run();
                 }
             };
+        }
+
+        /** Read per request: accessors may be registered after this restorer was made. */
+        private boolean holdsAnyAccessorKey(Context context) {
+            if (context.isEmpty()) {
+                return false;
+            }
+            for (ThreadLocalAccessor<?> accessor : registry.getThreadLocalAccessors()) {
+                if (context.hasKey(accessor.key())) {
+                    return true;
+                }
+            }
+            return false;
         }
     }
 

@@ -2,6 +2,7 @@ package io.cosched.spring.web.server;
 
 import io.cosched.Coroutine;
 import io.cosched.IOManager;
+import io.micrometer.context.ContextRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -13,6 +14,7 @@ import org.springframework.security.core.context.SecurityContextHolder;
 import org.springframework.security.core.context.SecurityContextImpl;
 import reactor.core.publisher.Mono;
 import reactor.util.context.Context;
+import reactor.util.context.ReactorContextAccessor;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -20,7 +22,10 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The request's Spring Security context reaches blocking code in the coroutine through SecurityContextHolder. */
+/**
+ * The request's Spring Security context reaches blocking code in the coroutine through SecurityContextHolder,
+ * and the values of Micrometer's thread-local accessors are set while the task runs.
+ */
 @Timeout(30)
 class ContextRestorerTest {
 
@@ -77,5 +82,47 @@ class ContextRestorerTest {
         io.spawn(() -> restorer.wrap(context, () -> seen.set(SecurityContextHolder.getContext().getAuthentication())).run())
                 .toFuture().get(10, TimeUnit.SECONDS);
         assertThat(seen.get()).isNull();
+    }
+    @Test
+    void aContextWithoutAnAccessorsKeyRunsTheTaskItselfWithoutASnapshot() {
+        ThreadLocal<String> local = new ThreadLocal<>();
+        ContextRegistry registry = new ContextRegistry();
+        registry.registerContextAccessor(new ReactorContextAccessor());
+        registry.registerThreadLocalAccessor("cosched.test.key", local);
+        ContextRestorer.Micrometer micrometer = new ContextRestorer.Micrometer(registry);
+        Runnable task = () -> { };
+        assertThat(micrometer.wrap(Context.empty(), task)).isSameAs(task);
+        assertThat(micrometer.wrap(Context.of("another.key", "x"), task)).isSameAs(task);
+        assertThat(micrometer.wrap(Context.of("cosched.test.key", "x"), task)).isNotSameAs(task);
+    }
+
+    @Test
+    void anAccessorsValueIsSetWhileTheTaskRunsAndTheOldOneIsBackAfterEvenForAnAccessorRegisteredLater() {
+        ThreadLocal<String> early = new ThreadLocal<>();
+        ThreadLocal<String> late = new ThreadLocal<>();
+        ContextRegistry registry = new ContextRegistry();
+        registry.registerContextAccessor(new ReactorContextAccessor());
+        registry.registerThreadLocalAccessor("cosched.test.early", early);
+        ContextRestorer.Micrometer micrometer = new ContextRestorer.Micrometer(registry);
+        registry.registerThreadLocalAccessor("cosched.test.late", late); // after the restorer was made
+        AtomicReference<String> seenEarly = new AtomicReference<>();
+        AtomicReference<String> seenLate = new AtomicReference<>();
+        early.set("before");
+        try {
+            micrometer.wrap(Context.of("cosched.test.early", "request", "cosched.test.late", "late-request"), () -> {
+                seenEarly.set(early.get());
+                seenLate.set(late.get());
+            }).run();
+            assertThat(seenEarly.get()).isEqualTo("request");
+            assertThat(seenLate.get()).isEqualTo("late-request");
+            assertThat(early.get()).as("restored after the task").isEqualTo("before");
+            assertThat(late.get()).as("restored after the task").isNull();
+
+            micrometer.wrap(Context.of("cosched.test.late", "only-late"), () -> seenLate.set(late.get())).run();
+            assertThat(seenLate.get()).as("the late accessor's key alone is enough").isEqualTo("only-late");
+        } finally {
+            early.remove();
+            late.remove();
+        }
     }
 }
