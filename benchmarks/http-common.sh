@@ -1,5 +1,5 @@
-# The HTTP benchmark's servers, variants and pinning, sourced by benchmarks/run.sh and
-# benchmarks/profile.sh (after .mvn/jdk.sh, from the repository root), so that a profile runs a
+# The HTTP benchmark's servers, variants and pinning, sourced by benchmarks/run.sh, profile.sh,
+# service.sh and lean-route.sh (after .mvn/jdk.sh, from the repository root), so that a profile runs a
 # variant exactly as the benchmark does. Defines:
 #   bench_need_wrk           installs wrk (Debian package) when it is missing
 #   bench_build              builds both servers and the tools jar
@@ -11,6 +11,8 @@
 #                            is set, creates the benchmark's table there, and fills bench_pg_args: the
 #                            arguments that point a server at it
 #   bench_ctxt PID           context switches of process PID so far, voluntary and not, over all its threads
+#   bench_cpu_ticks PID      CPU time of process PID so far (utime + stime, /proc/PID/stat fields 14 and 15), in clock ticks
+#   bench_steal_ticks / bench_total_ticks   the host's steal time and all its CPU time so far (/proc/stat), in ticks
 #   on_server / on_load      the taskset prefixes: server on core 0, wrk and the stub on core 1
 
 bench_loops=1   # the server has one core; every variant gets as many event loops (Reactor Netty's default would be 4)
@@ -108,6 +110,10 @@ bench_need_postgres() {
   bench_pg_args=("--spring.datasource.url=$COSCHED_TEST_POSTGRES_URL" "--spring.datasource.username=$user"
     "--spring.datasource.password=$password" "--spring.sql.init.mode=never")
 }
+
+bench_cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+bench_steal_ticks() { awk '/^cpu / {print $9}' /proc/stat; }
+bench_total_ticks() { awk '/^cpu / {n = 0; for (i = 2; i <= NF; i++) n += $i; print n}' /proc/stat; }
 
 bench_ctxt() {
   # threads come and go while the files are read: one that is gone is simply not counted

@@ -46,9 +46,9 @@ for v in "$a" "$b"; do
   bench_start "$v" "$out/server-$v.log" "${db_args[@]}"
   "${on_load[@]}" wrk -t1 -c"$conns" -d20s --timeout 10s "http://127.0.0.1:18080$path" > /dev/null
   "$JAVA_HOME/bin/jcmd" "$server" JFR.start name=profile settings=profile duration=15s filename="$PWD/$out/$v.jfr" > /dev/null
-  cpu0=$(awk '{print $14 + $15}' "/proc/$server/stat")
+  cpu0=$(bench_cpu_ticks "$server")
   "${on_load[@]}" wrk -t1 -c"$conns" -d15s --timeout 10s --latency "http://127.0.0.1:18080$path" > "$out/wrk-$v.txt"
-  cpu1=$(awk '{print $14 + $15}' "/proc/$server/stat")
+  cpu1=$(bench_cpu_ticks "$server")
   cpu_us[$v]=$(awk -v a="$cpu0" -v b="$cpu1" -v t="$(getconf CLK_TCK)" -v n="$(awk '/requests in/ {print $1}' "$out/wrk-$v.txt")" \
     'BEGIN {if (n > 0) printf "%.1f", (b - a) / t * 1e6 / n}')
   for _ in $(seq 1 40); do [ -s "$out/$v.jfr" ] && break; sleep 0.5; done   # JFR writes the file when the recording ends

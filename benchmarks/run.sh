@@ -100,9 +100,6 @@ trap 'kill $stub 2>/dev/null; [ -n "${server-}" ] && kill $server 2>/dev/null; t
 
 echo "round,variant,scenario,connections,rps,p50_ms,p90_ms,p99_ms,errors,cpu_s,rss_peak_mb,requests,cs_per_req,cpu_us_per_req,steal_pct" > "$out/runs.csv"
 clk=$(getconf CLK_TCK)
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-steal_ticks() { awk '/^cpu / {print $9}' /proc/stat; }
-total_ticks() { awk '/^cpu / {n = 0; for (i = 2; i <= NF; i++) n += $i; print n}' /proc/stat; }
 ms() { # wrk latency like 1.23ms / 456.00us / 2.10s -> milliseconds
   awk -v v="$1" 'BEGIN { if (v ~ /us$/) { sub(/us$/, "", v); print v / 1000 } else if (v ~ /ms$/) { sub(/ms$/, "", v); print v + 0 }
                          else if (v ~ /s$/) { sub(/s$/, "", v); print v * 1000 } else print "" }'
@@ -127,9 +124,9 @@ for round in $(seq 1 "$rounds"); do
         if $first; then w=$first_warm; first=false; else w=$warm; fi
         "${on_load[@]}" wrk -t1 -c"$conns" -d"${w}s" --timeout 10s "$url" > /dev/null 2>&1 || true
         for attempt in 1 2; do
-          cpu0=$(cpu_ticks "$server"); cs0=$(bench_ctxt "$server"); st0=$(steal_ticks); tt0=$(total_ticks)
+          cpu0=$(bench_cpu_ticks "$server"); cs0=$(bench_ctxt "$server"); st0=$(bench_steal_ticks); tt0=$(bench_total_ticks)
           res=$("${on_load[@]}" wrk -t1 -c"$conns" -d"${measure}s" --timeout 10s --latency "$url" 2>&1 || true)
-          cpu1=$(cpu_ticks "$server"); cs1=$(bench_ctxt "$server"); st1=$(steal_ticks); tt1=$(total_ticks)
+          cpu1=$(bench_cpu_ticks "$server"); cs1=$(bench_ctxt "$server"); st1=$(bench_steal_ticks); tt1=$(bench_total_ticks)
           steal=$(awk -v a="$st0" -v b="$st1" -v c="$tt0" -v d="$tt1" 'BEGIN {printf "%.1f", (d > c) ? 100 * (b - a) / (d - c) : 0}')
           if [ "$attempt" = 1 ] && awk -v s="$steal" 'BEGIN {exit !(s > 5)}'; then
             echo "  ($name $scenario: ${steal}% steal, window measured again)"

@@ -83,9 +83,6 @@ trap 'kill $stub 2>/dev/null; [ -n "${server-}" ] && kill $server 2>/dev/null; t
 
 auth="Authorization: Basic $(printf 'user:secret' | base64)"
 clk=$(getconf CLK_TCK)
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-steal_ticks() { awk '/^cpu / {print $9}' /proc/stat; }
-total_ticks() { awk '/^cpu / {n = 0; for (i = 2; i <= NF; i++) n += $i; print n}' /proc/stat; }
 ms() {
   awk -v v="$1" 'BEGIN { if (v ~ /us$/) { sub(/us$/, "", v); print v / 1000 } else if (v ~ /ms$/) { sub(/ms$/, "", v); print v + 0 }
                          else if (v ~ /s$/) { sub(/s$/, "", v); print v * 1000 } else print "" }'
@@ -94,9 +91,9 @@ ms() {
 # One measured window of scenario path $1 against $server: prints "rps,p50,p99,errors,requests,cpu_us_per_req,cs_per_req,steal_pct"
 window() {
   local url="http://127.0.0.1:18080$1" res c0 c1 s0 s1 t0 t1 x0 x1
-  c0=$(cpu_ticks "$server"); x0=$(bench_ctxt "$server"); s0=$(steal_ticks); t0=$(total_ticks)
+  c0=$(bench_cpu_ticks "$server"); x0=$(bench_ctxt "$server"); s0=$(bench_steal_ticks); t0=$(bench_total_ticks)
   res=$("${on_load[@]}" wrk -t1 -c100 -d"${measure}s" --timeout 10s --latency -H "$auth" "$url" 2>&1 || true)
-  c1=$(cpu_ticks "$server"); x1=$(bench_ctxt "$server"); s1=$(steal_ticks); t1=$(total_ticks)
+  c1=$(bench_cpu_ticks "$server"); x1=$(bench_ctxt "$server"); s1=$(bench_steal_ticks); t1=$(bench_total_ticks)
   echo "$res" > "$out/last-wrk.txt"
   local rps requests p50 p99 errors
   rps=$(awk '/Requests\/sec/ {print $2}' <<< "$res")
