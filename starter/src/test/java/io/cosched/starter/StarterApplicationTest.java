@@ -3,6 +3,10 @@ package io.cosched.starter;
 import io.cosched.IOManager;
 import io.cosched.Transport;
 import io.cosched.spring.web.RunAsCoroutine;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.tracing.Span;
 import io.micrometer.tracing.Tracer;
 import org.junit.jupiter.api.AfterAll;
@@ -20,6 +24,9 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -35,9 +42,9 @@ class StarterApplicationTest {
         @RestController
         static class Handlers {
             private final Tracer tracer;
-            private final io.micrometer.observation.ObservationRegistry observations;
+            private final ObservationRegistry observations;
 
-            Handlers(Tracer tracer, io.micrometer.observation.ObservationRegistry observations) {
+            Handlers(Tracer tracer, ObservationRegistry observations) {
                 this.tracer = tracer;
                 this.observations = observations;
             }
@@ -59,7 +66,7 @@ class StarterApplicationTest {
             @RunAsCoroutine
             @GetMapping("/observed")
             String observed() {
-                io.micrometer.observation.Observation current = observations.getCurrentObservation();
+                Observation current = observations.getCurrentObservation();
                 Span span = tracer.currentSpan();
                 return (current == null ? "none" : current.getContext().getName()) + " span="
                         + (span == null ? "none" : span.context().spanId()) + " mdc=" + MDC.get("spanId");
@@ -97,7 +104,7 @@ class StarterApplicationTest {
 
     @Test
     void theRequestsObservationAndSpanAreCurrentInsideTheHandlerAndNothingIsLeftOnTheLoop() throws Exception {
-        io.micrometer.core.instrument.MeterRegistry meters = context.getBean(io.micrometer.core.instrument.MeterRegistry.class);
+        MeterRegistry meters = context.getBean(MeterRegistry.class);
         long timed = requestsTimed(meters);
         String body = http.send(HttpRequest.newBuilder(URI.create(base + "/observed")).build(),
                 HttpResponse.BodyHandlers.ofString()).body();
@@ -106,26 +113,26 @@ class StarterApplicationTest {
         assertThat(parts[1]).as("its span").matches("span=[0-9a-f]{16}");
         assertThat(parts[2]).as("and the span in the MDC").isEqualTo("mdc=" + parts[1].substring("span=".length()));
         // the observation stopped with the response: http.server.requests counted it
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (requestsTimed(meters) == timed && System.nanoTime() - deadline < 0) {
-            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+            LockSupport.parkNanos(1_000_000);
         }
         assertThat(requestsTimed(meters)).isEqualTo(timed + 1);
         // the loops' own threads keep no observation, span or MDC of any request
         IOManager io = context.getBean(IOManager.class);
-        io.micrometer.observation.ObservationRegistry observations = context.getBean(io.micrometer.observation.ObservationRegistry.class);
+        ObservationRegistry observations = context.getBean(ObservationRegistry.class);
         Tracer tracer = context.getBean(Tracer.class);
         for (int i = 0; i < io.stats().threads(); i++) {
-            java.util.concurrent.CompletableFuture<String> onLoop = new java.util.concurrent.CompletableFuture<>();
+            CompletableFuture<String> onLoop = new CompletableFuture<>();
             io.eventLoop(i).execute(() -> onLoop.complete(observations.getCurrentObservation() + " " + tracer.currentSpan()
                     + " " + MDC.getCopyOfContextMap()));
-            assertThat(onLoop.get(10, java.util.concurrent.TimeUnit.SECONDS)).as("loop %d", i).matches("null null (null|\\{\\})");
+            assertThat(onLoop.get(10, TimeUnit.SECONDS)).as("loop %d", i).matches("null null (null|\\{\\})");
         }
     }
 
-    private static long requestsTimed(io.micrometer.core.instrument.MeterRegistry meters) {
+    private static long requestsTimed(MeterRegistry meters) {
         return meters.find("http.server.requests").tag("uri", "/observed").timers().stream()
-                .mapToLong(io.micrometer.core.instrument.Timer::count).sum();
+                .mapToLong(Timer::count).sum();
     }
 
     @Test

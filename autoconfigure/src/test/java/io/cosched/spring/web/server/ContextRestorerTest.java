@@ -83,6 +83,7 @@ class ContextRestorerTest {
                 .toFuture().get(10, TimeUnit.SECONDS);
         assertThat(seen.get()).isNull();
     }
+
     @Test
     void aContextWithoutAnAccessorsKeyRunsTheTaskItselfWithoutASnapshot() {
         ThreadLocal<String> local = new ThreadLocal<>();

@@ -7,13 +7,19 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.webflux.autoconfigure.WebFluxAutoConfiguration;
 import org.springframework.boot.webflux.autoconfigure.WebSessionIdResolverAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.mock.http.server.reactive.MockServerHttpRequest;
 import org.springframework.mock.web.server.MockServerWebExchange;
+import org.springframework.session.ReactiveMapSessionRepository;
+import org.springframework.session.config.annotation.web.server.EnableSpringWebSession;
+import org.springframework.session.web.server.session.SpringSessionWebSessionStore;
 import org.springframework.web.server.WebSession;
 import org.springframework.web.server.session.DefaultWebSessionManager;
 import org.springframework.web.server.session.WebSessionManager;
 
 import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -61,16 +67,16 @@ class CoschedWebSessionAutoConfigurationTest {
             assertThat(context).hasNotFailed();
             WebSessionManager manager = context.getBean(WebSessionManager.class);
             assertThat(((DefaultWebSessionManager) manager).getSessionStore())
-                    .isInstanceOf(org.springframework.session.web.server.session.SpringSessionWebSessionStore.class);
+                    .isInstanceOf(SpringSessionWebSessionStore.class);
         });
     }
 
-    @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
-    @org.springframework.session.config.annotation.web.server.EnableSpringWebSession
+    @Configuration(proxyBeanMethods = false)
+    @EnableSpringWebSession
     static class SpringSessionConfiguration {
-        @org.springframework.context.annotation.Bean
-        org.springframework.session.ReactiveMapSessionRepository sessionRepository() {
-            return new org.springframework.session.ReactiveMapSessionRepository(new java.util.concurrent.ConcurrentHashMap<>());
+        @Bean
+        ReactiveMapSessionRepository sessionRepository() {
+            return new ReactiveMapSessionRepository(new ConcurrentHashMap<>());
         }
     }
 
