@@ -68,6 +68,24 @@ class LoopSocketTest {
         });
     }
 
+    /**
+     * Answers each line only once {@code waiter} is parked ({@code WAITING}, which carrier mode reports
+     * after the step has left its carrier), so every reply wakes a parked coroutine: however the
+     * coroutine is descheduled, no read finds its answer already there.
+     */
+    private static Peer pongPeerAnsweringOnlyAParked(AtomicReference<Coroutine<?>> waiter) throws Exception {
+        return new Peer(s -> {
+            InputStream in = s.getInputStream();
+            OutputStream out = s.getOutputStream();
+            String line;
+            while ((line = Peer.readLine(in)) != null) {
+                eventually(Duration.ofSeconds(10), () -> waiter.get() != null && waiter.get().state() == CoroutineState.WAITING,
+                        () -> "the coroutine parked in its read, now " + (waiter.get() == null ? "unborn" : waiter.get().state()));
+                out.write(("pong:" + line + "\n").getBytes(StandardCharsets.US_ASCII));
+            }
+        });
+    }
+
     private static String exchange(Socket s, String line) throws Exception {
         s.getOutputStream().write((line + "\n").getBytes(StandardCharsets.US_ASCII));
         return Peer.readLine(s.getInputStream());
@@ -76,10 +94,11 @@ class LoopSocketTest {
     @Test
     @Tag("carrier-only")
     void aCoroutineWaitingOnItsLoopsSocketIsResumedByThatLoopThreadAlone() throws Exception {
-        try (Peer peer = pongPeer()) {
+        AtomicReference<Coroutine<?>> waiter = new AtomicReference<>();
+        try (Peer peer = pongPeerAnsweringOnlyAParked(waiter)) {
             long remoteBefore = io.carrierStats().get(1).remoteWakeups();
             long localBefore = io.carrierStats().get(1).localWakeups();
-            List<String> replies = io.spawnOn(1, () -> {
+            Coroutine<List<String>> onLoopSocket = io.spawnOn(1, () -> {
                 List<String> got = new ArrayList<>();
                 try (Socket s = new LoopSocketFactory(io).createSocket(LOCALHOST, peer.port())) {
                     assertThat(((LoopSocket) s).loop()).isEqualTo(1); // the connecting coroutine's loop
@@ -88,22 +107,27 @@ class LoopSocketTest {
                     }
                 }
                 return got;
-            }).join();
+            });
+            waiter.set(onLoopSocket); // the peer answers nothing before it knows whom
+            List<String> replies = onLoopSocket.join();
             assertThat(replies).hasSize(20).allMatch(r -> r.endsWith("@sock-io-1")).first().isEqualTo("pong:ping0@sock-io-1");
             // the connect and 20 replies each parked the coroutine; only loop 1's own thread resumed it
             assertThat(io.carrierStats().get(1).localWakeups() - localBefore).isGreaterThanOrEqualTo(21);
             assertThat(io.carrierStats().get(1).remoteWakeups() - remoteBefore).isZero();
 
-            // the same exchange over a JDK socket is resumed by the JDK's poller threads
-            io.spawnOn(1, () -> {
+            // the same exchange over a JDK socket: every reply is read by the JDK's poller, which resumes it
+            long remoteBeforeJdk = io.carrierStats().get(1).remoteWakeups();
+            Coroutine<Void> onJdkSocket = io.spawnOn(1, () -> {
                 try (Socket s = new Socket(LOCALHOST, peer.port())) {
                     for (int i = 0; i < 20; i++) {
                         exchange(s, "ping" + i);
                     }
                 }
                 return null;
-            }).join();
-            assertThat(io.carrierStats().get(1).remoteWakeups() - remoteBefore).isGreaterThanOrEqualTo(20);
+            });
+            waiter.set(onJdkSocket);
+            onJdkSocket.join();
+            assertThat(io.carrierStats().get(1).remoteWakeups() - remoteBeforeJdk).isGreaterThanOrEqualTo(20);
         }
     }
 
