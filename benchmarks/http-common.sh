@@ -3,7 +3,10 @@
 # variant exactly as the benchmark does. Defines:
 #   bench_need_wrk           installs wrk (Debian package) when it is missing
 #   bench_build              builds both servers and the tools jar
-#   bench_variants           "name|jar|extra JVM flags|application arguments", in run order
+#   bench_variants           "name|jar|extra JVM flags|application arguments", in run order; with
+#                            BENCH_BASELINE_APP=<jar> (a WebFlux benchmark server built from another commit)
+#                            also "cosched-baseline", that jar run as the cosched variant is, for before/after
+#                            comparisons in one interleaved run
 #   bench_spec NAME          prints variant NAME's line of bench_variants; fails, listing the names, if unknown
 #   bench_start NAME LOG [ARGS]  starts variant NAME on port 18080 (ARGS: more application arguments),
 #                            its pid in $server; fails if it does not answer
@@ -41,6 +44,10 @@ bench_variants=(
   "helidon|helidon||"
   "micronaut-loom|micronaut|--add-opens java.base/java.lang=ALL-UNNAMED|"
 )
+if [ -n "${BENCH_BASELINE_APP-}" ]; then
+  [ -f "$BENCH_BASELINE_APP" ] || { echo "bench: BENCH_BASELINE_APP=$BENCH_BASELINE_APP is not a file (expected: a copy of $bench_webflux_app built from another commit)" >&2; exit 1; }
+  bench_variants+=("cosched-baseline|baseline|--add-opens java.base/java.lang=ALL-UNNAMED|--bench.variant=cosched --cosched.io.threads=$bench_loops")
+fi
 
 server_core=0; load_core=1
 if [ "$(nproc)" -lt 2 ]; then load_core=0; fi
@@ -85,6 +92,7 @@ bench_start() {
     actuator) app=$bench_actuator_app ;;
     helidon) app=$bench_helidon_app ;;
     micronaut) app=$bench_micronaut_app ;;
+    baseline) app=$BENCH_BASELINE_APP ;;
     *) app=$bench_webflux_app ;;
   esac
   # shellcheck disable=SC2086
