@@ -1,6 +1,6 @@
 package io.cosched.demo;
 
-import io.cosched.spring.jdbc.LoopBoundDataSource;
+import io.cosched.jdbc.LoopBoundDataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 import org.springframework.beans.factory.annotation.Autowired;

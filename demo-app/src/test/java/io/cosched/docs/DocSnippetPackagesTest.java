@@ -68,7 +68,7 @@ class DocSnippetPackagesTest {
     /** Public types of cosched's published modules, outside io.cosched.internal. */
     private static Map<String, String> publicTypes() throws IOException {
         Map<String, String> types = new TreeMap<>();
-        for (String module : List.of("core", "autoconfigure")) {
+        for (String module : List.of("core", "jdbc", "http-client", "webflux", "autoconfigure")) {
             try (Stream<Path> files = Files.walk(Path.of("..", module, "src", "main", "java"))) {
                 for (Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
                     String source = Files.readString(f);

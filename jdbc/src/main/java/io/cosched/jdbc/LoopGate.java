@@ -1,4 +1,4 @@
-package io.cosched.spring.jdbc;
+package io.cosched.jdbc;
 
 import io.cosched.AwaitTimeoutException;
 import io.cosched.Coroutines;

@@ -1,9 +1,7 @@
-package io.cosched.spring.jdbc;
+package io.cosched.jdbc;
 
 import io.cosched.IOManager;
 import io.cosched.Timer;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.postgresql.PGConnection;
 
@@ -22,7 +20,7 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class StatementCanceller {
 
-    private static final Log LOG = LogFactory.getLog(StatementCanceller.class);
+    private static final System.Logger LOG = System.getLogger(StatementCanceller.class.getName());
 
     private final IOManager io;
     private final Duration cancelAfter;
@@ -63,10 +61,11 @@ final class StatementCanceller {
         try {
             connection.unwrap(PGConnection.class).cancelQuery();
             cancelled.increment();
-            LOG.debug("cancelled the statement of " + connection + ": its request was cancelled " + cancelAfter.toMillis()
-                    + " ms before and it still ran");
+            LOG.log(System.Logger.Level.DEBUG, () -> "cancelled the statement of " + connection
+                    + ": its request was cancelled " + cancelAfter.toMillis() + " ms before and it still ran");
         } catch (SQLException e) {
-            LOG.debug("could not cancel the statement of " + connection + " (the connection goes on as it is)", e);
+            LOG.log(System.Logger.Level.DEBUG, () -> "could not cancel the statement of " + connection
+                    + " (the connection goes on as it is)", e);
         }
     }
 

@@ -4,6 +4,6 @@
  * answer resumes the coroutine that waits for it.
  */
 @NullMarked
-package io.cosched.spring.jdbc;
+package io.cosched.jdbc;
 
 import org.jspecify.annotations.NullMarked;

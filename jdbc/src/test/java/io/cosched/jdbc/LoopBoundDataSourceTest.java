@@ -1,4 +1,4 @@
-package io.cosched.spring.jdbc;
+package io.cosched.jdbc;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;

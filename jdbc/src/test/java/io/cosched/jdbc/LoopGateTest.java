@@ -1,9 +1,10 @@
-package io.cosched.spring.jdbc;
+package io.cosched.jdbc;
 
 import io.cosched.Coroutine;
 import io.cosched.IOManager;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -36,6 +37,7 @@ class LoopGateTest {
     }
 
     @Test
+    @Tag("carrier-only") // the wake-ups are counted by the loop's carrier
     void turnsGoToTheWaitersInTheOrderTheyCameAndTheGiverResumesThem() throws Exception {
         List<String> order = new CopyOnWriteArrayList<>();
         gate.enter(Duration.ofSeconds(10)); // the test holds the only turn

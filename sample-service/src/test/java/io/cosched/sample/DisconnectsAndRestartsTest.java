@@ -1,7 +1,7 @@
 package io.cosched.sample;
 
 import io.cosched.IOManager;
-import io.cosched.spring.jdbc.LoopBoundDataSource;
+import io.cosched.jdbc.LoopBoundDataSource;
 import io.cosched.spring.web.CoschedWebStats;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;

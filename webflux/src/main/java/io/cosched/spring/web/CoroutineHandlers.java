@@ -1,10 +1,10 @@
 package io.cosched.spring.web;
 
-import io.cosched.spring.web.server.CoroutineRequests;
 import org.springframework.web.reactive.function.server.HandlerFilterFunction;
 import org.springframework.web.reactive.function.server.HandlerFunction;
 import org.springframework.web.reactive.function.server.ServerRequest;
 import org.springframework.web.reactive.function.server.ServerResponse;
+import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 
@@ -35,28 +35,27 @@ public final class CoroutineHandlers {
         Mono<T> handle(ServerRequest request) throws Exception;
     }
 
-    /** How a blocking call runs: as a coroutine request, or (cosched's handlers off) on a Reactor scheduler. */
-    private interface Runner {
-        <T> Mono<T> run(ServerRequest request, Callable<? extends Mono<T>> call);
+    /**
+     * How a blocking call runs: cosched's {@code CoroutineRequests} runs it as a coroutine request of
+     * the exchange; without cosched's handlers, a Reactor scheduler runs it.
+     */
+    public interface Runner {
+        /** Calls {@code call} (which may block) for the request of {@code exchange}; the publisher it returns is the answer. */
+        <T> Mono<T> call(ServerWebExchange exchange, Callable<? extends Mono<T>> call);
     }
 
     private final Runner runner;
 
-    /** Handlers run as coroutine requests of {@code requests}. */
-    public CoroutineHandlers(CoroutineRequests requests) {
-        this.runner = new Runner() {
-            @Override
-            public <T> Mono<T> run(ServerRequest request, Callable<? extends Mono<T>> call) {
-                return requests.call(request.exchange(), call);
-            }
-        };
+    /** Handlers run by {@code runner}: cosched's {@code CoroutineRequests} bean, as coroutine requests. */
+    public CoroutineHandlers(Runner runner) {
+        this.runner = runner;
     }
 
     /** Handlers run on {@code scheduler}: what the helper does when cosched's coroutine handlers are off. */
     public CoroutineHandlers(Scheduler scheduler) {
         this.runner = new Runner() {
             @Override
-            public <T> Mono<T> run(ServerRequest request, Callable<? extends Mono<T>> call) {
+            public <T> Mono<T> call(ServerWebExchange exchange, Callable<? extends Mono<T>> call) {
                 return Mono.fromCallable(call).flatMap(response -> response).subscribeOn(scheduler);
             }
         };
@@ -68,7 +67,7 @@ public final class CoroutineHandlers {
      * usually a {@code ServerResponse} builder's {@code bodyValue(..)}.
      */
     public <T extends ServerResponse> HandlerFunction<T> blocking(BlockingHandler<T> handler) {
-        return request -> runner.run(request, () -> handler.handle(request));
+        return request -> runner.call(request.exchange(), () -> handler.handle(request));
     }
 
     /**
@@ -76,6 +75,6 @@ public final class CoroutineHandlers {
      * coroutine: {@code route().GET("/x", blockingHandler).filter(coroutines.filter())}.
      */
     public <T extends ServerResponse> HandlerFilterFunction<T, T> filter() {
-        return (request, next) -> runner.run(request, () -> next.handle(request));
+        return (request, next) -> runner.call(request.exchange(), () -> next.handle(request));
     }
 }

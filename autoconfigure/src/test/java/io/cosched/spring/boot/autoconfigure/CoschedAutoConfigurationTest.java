@@ -71,7 +71,7 @@ class CoschedAutoConfigurationTest {
                 .isEqualTo(io.cosched.spring.http.client.LoopClientHttpRequestFactory.DEFAULT_IDLE_TIMEOUT);
         assertThat(p.getJdbc().isEnabled()).isTrue();
         assertThat(p.getJdbc().getCancelStatementsAfter())
-                .isEqualTo(io.cosched.spring.jdbc.LoopBoundDataSource.DEFAULT_CANCEL_STATEMENTS_AFTER);
+                .isEqualTo(io.cosched.jdbc.LoopBoundDataSource.DEFAULT_CANCEL_STATEMENTS_AFTER);
         assertThat(p.getWeb().isInlineSessions()).isTrue();
         assertThat(p.getSecurity().getPasswordCheck()).isEqualTo(CoschedProperties.PasswordCheck.COMPUTE);
     }

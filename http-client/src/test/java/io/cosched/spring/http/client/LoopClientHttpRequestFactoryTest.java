@@ -3,9 +3,11 @@ package io.cosched.spring.http.client;
 import io.cosched.Coroutine;
 import io.cosched.CoroutineState;
 import io.cosched.IOManager;
+import io.cosched.TestSupport;
 import io.cosched.net.TestTls;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.http.HttpMethod;
@@ -62,6 +64,7 @@ class LoopClientHttpRequestFactoryTest {
     }
 
     @Test
+    @Tag("carrier-only") // loop placement and wake-ups are the carriers'
     void aCoroutinesCallsUseAConnectionOfItsOwnLoopAndOnlyThatLoopResumesIt() throws Exception {
         for (int loop = 0; loop < 2; loop++) {
             int home = loop;
@@ -110,8 +113,15 @@ class LoopClientHttpRequestFactoryTest {
                 .hasMessageContaining("GET  x-test=null");
         assertThatThrownBy(() -> io.spawn(() -> client.get().uri(stub.uri("/echo?status=503")).retrieve()
                 .body(String.class)).join()).cause().isInstanceOf(HttpServerErrorException.ServiceUnavailable.class);
-        // every exchange above, errors included, left its connection reusable
-        assertThat(factory.openedConnections()).isLessThanOrEqualTo(2);
+        // every exchange above, errors included, left its connection reusable: none was closed
+        eventually(Duration.ofSeconds(10), () -> factory.idleConnections() == factory.openedConnections(),
+                () -> factory.idleConnections() + " idle of " + factory.openedConnections() + " opened");
+        assertThat(factory.openConnections()).isEqualTo(factory.openedConnections());
+        if (TestSupport.carrierMode()) {
+            // and on its loop the next call came after the last one's answer was read to its end: one
+            // connection a loop (in fallback mode a caller may come while the loop still reads that end)
+            assertThat(factory.openedConnections()).isLessThanOrEqualTo(2);
+        }
     }
 
     @Test
@@ -338,6 +348,7 @@ class LoopClientHttpRequestFactoryTest {
     }
 
     @Test
+    @Tag("carrier-only") // "before the coroutine resumes" holds when the loop that reads is the coroutine's carrier
     void aResponseClosedUnreadKeepsItsConnectionOnlyWhenTheRestHasArrived() throws Exception {
         // head and body in one write: they arrive together, before the coroutine resumes
         try (RawHttpServer raw = new RawHttpServer((connection, request, head) -> RawHttpServer.ok("unread body"))) {

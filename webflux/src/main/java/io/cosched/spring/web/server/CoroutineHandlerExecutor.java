@@ -17,36 +17,33 @@ import org.springframework.core.task.AsyncTaskExecutor;
  */
 final class CoroutineHandlerExecutor implements AsyncTaskExecutor {
 
-    private final CoroutineRequests requests;
+    private final Admission admission;
 
-    CoroutineHandlerExecutor(CoroutineRequests requests) {
-        this.requests = requests;
+    CoroutineHandlerExecutor(Admission admission) {
+        this.admission = admission;
     }
 
     @Override
     public void execute(Runnable task) {
-        if (Coroutines.current().isPresent() && requests.io().isCurrent()) {
-            requests.stats().countInlined();
+        if (Coroutines.current().isPresent() && admission.io().isCurrent()) {
+            admission.stats().countInlined();
             task.run(); // already a coroutine of the IOManager: a second one would only cost
             return;
         }
-        if (!requests.stats().tryEnter(requests.maxInFlight())) {
-            requests.stats().countShed();
-            throw new CoroutineRejectedException(requests.maxInFlight());
+        if (!admission.enter()) {
+            throw admission.rejection();
         }
         Runnable body = () -> {
             try {
                 task.run();
             } finally {
-                requests.stats().exit();
+                admission.exit();
             }
         };
-        try {
-            requests.io().execute(body); // from a loop thread: on that loop; else on the least loaded one
-        } catch (RuntimeException notStarted) {
-            requests.stats().exit(); // e.g. the IOManager is stopping: the slot was never used
-            throw notStarted;
-        }
-        requests.stats().countCoroutine();
+        // from a loop thread: on that loop; else on the least loaded one
+        admission.start(() -> {
+            admission.io().execute(body);
+            return body;
+        });
     }
 }

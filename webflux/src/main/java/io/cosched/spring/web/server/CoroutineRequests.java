@@ -2,6 +2,7 @@ package io.cosched.spring.web.server;
 
 import io.cosched.Arguments;
 import io.cosched.IOManager;
+import io.cosched.spring.web.CoroutineHandlers;
 import io.cosched.spring.web.CoschedWebStats;
 import io.netty.channel.EventLoop;
 import org.jspecify.annotations.Nullable;
@@ -33,18 +34,15 @@ import java.util.function.Predicate;
  * {@link #handlerAdapter()} as the {@code RequestMappingHandlerAdapter},
  * {@link #blockingExecutor()} and {@link #selector()} for
  * {@code WebFluxConfigurer.configureBlockingExecution}, {@link #exceptionHandler()} as a bean, and
- * {@link #call} for functional endpoints (what {@link io.cosched.spring.web.CoroutineHandlers} uses).
+ * {@link #call} for functional endpoints (what {@link CoroutineHandlers} uses).
  */
-public final class CoroutineRequests {
+public final class CoroutineRequests implements CoroutineHandlers.Runner {
 
     private final IOManager io;
-    private final CoschedWebStats stats;
-    private final @Nullable Duration timeout;
-    private final int maxInFlight;
-    private final boolean cancelOnDisconnect;
+    private final Admission admission;
+    private final RequestPolicy policy;
     private final CoroutineHandlerSelector selector;
-    private final ContextRestorer restorer = ContextRestorer.detect();
-    private final CoroutineHandlerExecutor executor = new CoroutineHandlerExecutor(this);
+    private final CoroutineHandlerExecutor executor;
     // the IOManager's loops in index order when coroutines run on them (carrier mode), else empty;
     // known once the IOManager runs, so read at the first request
     private volatile Loop @Nullable [] loops;
@@ -60,11 +58,12 @@ public final class CoroutineRequests {
     public CoroutineRequests(IOManager io, CoschedWebStats stats, @Nullable Duration timeout,
             @Nullable Integer maxInFlight, boolean cancelOnDisconnect, boolean annotatedOnly) {
         this.io = io;
-        this.stats = stats;
-        this.timeout = timeout == null ? null : Arguments.positive("timeout", timeout);
-        this.maxInFlight = maxInFlight == null ? Integer.MAX_VALUE : Arguments.positive("maxInFlight", maxInFlight);
-        this.cancelOnDisconnect = cancelOnDisconnect;
+        this.admission = new Admission(io, stats,
+                maxInFlight == null ? Integer.MAX_VALUE : Arguments.positive("maxInFlight", maxInFlight));
+        this.policy = new RequestPolicy(timeout == null ? null : Arguments.positive("timeout", timeout), cancelOnDisconnect,
+                ContextRestorer.detect());
         this.selector = new CoroutineHandlerSelector(annotatedOnly);
+        this.executor = new CoroutineHandlerExecutor(admission);
     }
 
     /**
@@ -76,12 +75,13 @@ public final class CoroutineRequests {
         return new Mono<T>() {
             @Override
             public void subscribe(CoreSubscriber<? super T> actual) {
-                new RequestCoroutine<>(CoroutineRequests.this, exchange, actual, handling, loopOf(exchange)).start();
+                new RequestCoroutine<>(admission, policy, exchange, actual, handling, loopOf(exchange)).start();
             }
         };
     }
 
     /** Calls {@code handler} in a new coroutine on the loop of {@code exchange}'s connection; for a blocking functional endpoint. */
+    @Override
     public <T> Mono<T> call(ServerWebExchange exchange, Callable<? extends Mono<T>> handler) {
         return run(exchange, coroutine -> Mono.defer(() -> {
             try {
@@ -128,7 +128,13 @@ public final class CoroutineRequests {
         if (all.length == 0 || !REACTOR_NETTY) {
             return null;
         }
-        Object nativeRequest = ServerHttpRequestDecorator.getNativeRequest(exchange.getRequest());
+        Object nativeRequest;
+        try {
+            nativeRequest = ServerHttpRequestDecorator.getNativeRequest(exchange.getRequest());
+        } catch (IllegalArgumentException | IllegalStateException none) {
+            // no server behind it: a WebTestClient bound to the application or a router, a mock exchange
+            return null;
+        }
         if (!(nativeRequest instanceof reactor.netty.Connection connection)) {
             return null; // not served by Reactor Netty
         }
@@ -157,29 +163,5 @@ public final class CoroutineRequests {
 
     /** An event loop of the IOManager, and its index. */
     record Loop(EventLoop loop, int index) {
-    }
-
-    IOManager io() {
-        return io;
-    }
-
-    CoschedWebStats stats() {
-        return stats;
-    }
-
-    @Nullable Duration timeout() {
-        return timeout;
-    }
-
-    int maxInFlight() {
-        return maxInFlight;
-    }
-
-    boolean cancelOnDisconnect() {
-        return cancelOnDisconnect;
-    }
-
-    ContextRestorer restorer() {
-        return restorer;
     }
 }

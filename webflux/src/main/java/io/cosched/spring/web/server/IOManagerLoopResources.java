@@ -1,4 +1,4 @@
-package io.cosched.spring.boot.autoconfigure.web;
+package io.cosched.spring.web.server;
 
 import io.cosched.IOManager;
 import io.netty.channel.EventLoopGroup;
@@ -11,11 +11,12 @@ import reactor.netty.resources.LoopResources;
  * Reactor Netty picks the epoll channel types itself when the groups are epoll groups. Disposing it
  * does nothing: the IOManager's lifecycle owns the loops.
  */
-final class IOManagerLoopResources implements LoopResources {
+public final class IOManagerLoopResources implements LoopResources {
 
     private final IOManager io;
 
-    IOManagerLoopResources(IOManager io) {
+    /** The event loops and acceptor of {@code io}. */
+    public IOManagerLoopResources(IOManager io) {
         this.io = io;
     }
 

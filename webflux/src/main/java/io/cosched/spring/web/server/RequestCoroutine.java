@@ -16,6 +16,7 @@ import reactor.util.context.Context;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.time.Duration;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
@@ -60,7 +61,8 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
         }
     }
 
-    private final CoroutineRequests requests;
+    private final Admission admission;
+    private final RequestPolicy policy;
     private final ServerWebExchange exchange; // for the log line of a cancelled request
     private final CoreSubscriber<? super T> actual;
     private final Function<Executor, Mono<T>> handling;
@@ -81,9 +83,10 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
     private @Nullable Throwable error;
     private @Nullable Subscription upstream;
 
-    RequestCoroutine(CoroutineRequests requests, ServerWebExchange exchange, CoreSubscriber<? super T> actual,
-            Function<Executor, Mono<T>> handling, CoroutineRequests.@Nullable Loop loop) {
-        this.requests = requests;
+    RequestCoroutine(Admission admission, RequestPolicy policy, ServerWebExchange exchange,
+            CoreSubscriber<? super T> actual, Function<Executor, Mono<T>> handling, CoroutineRequests.@Nullable Loop loop) {
+        this.admission = admission;
+        this.policy = policy;
         this.exchange = exchange;
         this.actual = actual;
         this.handling = handling;
@@ -93,11 +96,9 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
     /** Admits the request and starts its coroutine; called once, by the subscribing thread. */
     void start() {
         actual.onSubscribe(this);
-        CoroutineRequests r = requests;
-        if (!r.stats().tryEnter(r.maxInFlight())) {
-            r.stats().countShed();
+        if (!admission.enter()) {
             if (terminate()) {
-                actual.onError(new CoroutineRejectedException(r.maxInFlight()));
+                actual.onError(admission.rejection());
             }
             return;
         }
@@ -109,25 +110,24 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
         Coroutine<?> started;
         try {
             if (onLoop) {
-                started = r.io().spawn(this);
+                started = admission.start(() -> admission.io().spawn(this));
             } else {
                 // back to the connection's loop: one hand-off, where the subscribing thread's loop
                 // (if any) would keep the coroutine and its I/O away from the connection for good
-                r.stats().countOffLoop();
-                started = r.io().spawnOn(l.index(), () -> {
+                admission.stats().countOffLoop();
+                started = admission.start(() -> admission.io().spawnOn(l.index(), () -> {
                     armDeadline(); // from the loop, as when Spring subscribes there
                     run();
                     return null;
-                });
+                }));
             }
-        } catch (RuntimeException notStarted) { // the IOManager is stopping
-            release();
+        } catch (RuntimeException notStarted) { // the IOManager is stopping; the slot is back
+            cancelDeadline();
             if (terminate()) {
                 actual.onError(notStarted);
             }
             return;
         }
-        r.stats().countCoroutine();
         coroutine = started;
         if (interruptWanted) {
             started.interrupt(); // cancelled while it was being started
@@ -135,9 +135,9 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
     }
 
     private void armDeadline() {
-        CoroutineRequests r = requests;
-        if (r.timeout() != null && (state & TERMINATED) == 0) {
-            deadline = r.io().timers().addTimer(r.timeout(), this::expire);
+        Duration timeout = policy.timeout();
+        if (timeout != null && (state & TERMINATED) == 0) {
+            deadline = admission.io().timers().addTimer(timeout, this::expire);
         }
     }
 
@@ -147,7 +147,7 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
         coroutine = Coroutines.current().orElseThrow();
         try {
             if (!interruptWanted) {
-                requests.restorer().wrap(actual.currentContext(), this::handle).run();
+                policy.restorer().wrap(actual.currentContext(), this::handle).run();
             }
         } catch (Throwable failed) {
             if (error == null) {
@@ -256,8 +256,8 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
         if (!terminate()) {
             return;
         }
-        requests.stats().countCancelled();
-        boolean interrupt = requests.cancelOnDisconnect();
+        admission.stats().countCancelled();
+        boolean interrupt = policy.cancelOnDisconnect();
         if (LOG.isDebugEnabled()) {
             ServerHttpRequest r = exchange.getRequest();
             LOG.debug(r.getMethod() + " " + r.getPath() + " cancelled after "
@@ -273,9 +273,9 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
         if (!terminate()) {
             return;
         }
-        requests.stats().countTimedOut();
+        admission.stats().countTimedOut();
         interrupt();
-        actual.onError(new RequestTimeoutException(requests.timeout()));
+        actual.onError(new RequestTimeoutException(policy.timeout()));
     }
 
     /**
@@ -292,13 +292,17 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
         }
     }
 
-    /** Frees the slot and the deadline: the coroutine's code has returned (or never started). */
+    /** Frees the slot and the deadline: the coroutine's code has returned. */
     private void release() {
+        cancelDeadline();
+        admission.exit();
+    }
+
+    private void cancelDeadline() {
         Timer t = deadline;
         if (t != null) {
             t.cancel();
         }
-        requests.stats().exit();
     }
 
     /** The coroutine is done: its outcome goes to Spring on the request's loop. */

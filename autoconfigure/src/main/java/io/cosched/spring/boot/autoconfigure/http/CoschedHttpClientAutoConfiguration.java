@@ -3,7 +3,7 @@ package io.cosched.spring.boot.autoconfigure.http;
 import io.cosched.IOManager;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
 import io.cosched.spring.boot.autoconfigure.CoschedProperties;
-import io.netty.handler.codec.http.HttpClientCodec;
+import io.cosched.spring.http.client.LoopClientHttpRequestFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -26,7 +26,7 @@ import org.springframework.context.annotation.Bean;
         "org.springframework.boot.http.client.autoconfigure.imperative.ImperativeHttpClientAutoConfiguration",
         "org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration",
         "org.springframework.boot.restclient.autoconfigure.RestTemplateAutoConfiguration"})
-@ConditionalOnClass({ClientHttpRequestFactoryBuilder.class, HttpClientCodec.class})
+@ConditionalOnClass({ClientHttpRequestFactoryBuilder.class, LoopClientHttpRequestFactory.class})
 @ConditionalOnBean(IOManager.class)
 @ConditionalOnBooleanProperty(name = "cosched.http.client.enabled", matchIfMissing = true)
 // an explicit choice of factory is the user's to make

@@ -2,9 +2,9 @@ package io.cosched.spring.boot.autoconfigure.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.cosched.IOManager;
+import io.cosched.jdbc.LoopBoundDataSource;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
 import io.cosched.spring.boot.autoconfigure.CoschedProperties;
-import io.cosched.spring.jdbc.LoopBoundDataSource;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -30,7 +30,7 @@ import javax.sql.DataSource;
  * {@code cosched.jdbc.enabled=false}.
  */
 @AutoConfiguration(after = CoschedAutoConfiguration.class)
-@ConditionalOnClass(value = HikariDataSource.class, name = "org.postgresql.Driver")
+@ConditionalOnClass(value = {HikariDataSource.class, LoopBoundDataSource.class}, name = "org.postgresql.Driver")
 @ConditionalOnBean(IOManager.class)
 @ConditionalOnBooleanProperty(name = "cosched.jdbc.enabled", matchIfMissing = true)
 public final class CoschedJdbcAutoConfiguration {

@@ -3,7 +3,7 @@ package io.cosched.spring.boot.autoconfigure.jdbc;
 import com.zaxxer.hikari.HikariDataSource;
 import io.cosched.IOManager;
 import io.cosched.spring.boot.autoconfigure.CoschedProperties;
-import io.cosched.spring.jdbc.LoopBoundDataSource;
+import io.cosched.jdbc.LoopBoundDataSource;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.ObjectProvider;

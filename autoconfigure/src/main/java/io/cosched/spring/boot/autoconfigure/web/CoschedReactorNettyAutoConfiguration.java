@@ -3,6 +3,7 @@ package io.cosched.spring.boot.autoconfigure.web;
 import io.cosched.IOManager;
 import io.cosched.net.LoopProgressHandler;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
+import io.cosched.spring.web.server.IOManagerLoopResources;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;

@@ -5,7 +5,7 @@ import io.cosched.Coroutine;
 import io.cosched.CoroutineState;
 import io.cosched.IOManager;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
-import io.cosched.spring.jdbc.LoopBoundDataSource;
+import io.cosched.jdbc.LoopBoundDataSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

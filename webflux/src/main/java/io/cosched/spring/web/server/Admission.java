@@ -1,0 +1,68 @@
+package io.cosched.spring.web.server;
+
+import io.cosched.IOManager;
+import io.cosched.spring.web.CoschedWebStats;
+
+import java.util.function.Supplier;
+
+/**
+ * The in-flight limit of coroutine requests, for every way a handler becomes a coroutine (a
+ * request's own coroutine, a hand-off of Spring's blocking execution): a slot is taken before the
+ * coroutine starts and given back when its code has returned, or at once when it could not start;
+ * what was shed and what started is counted.
+ */
+final class Admission {
+
+    private final IOManager io;
+    private final CoschedWebStats stats;
+    private final int limit;
+
+    Admission(IOManager io, CoschedWebStats stats, int limit) {
+        this.io = io;
+        this.stats = stats;
+        this.limit = limit;
+    }
+
+    /** Takes a slot; false, counted as shed, when {@code limit} coroutine requests hold one already. */
+    boolean enter() {
+        if (stats.tryEnter(limit)) {
+            return true;
+        }
+        stats.countShed();
+        return false;
+    }
+
+    /** What a shed request fails with (answered 503). */
+    CoroutineRejectedException rejection() {
+        return new CoroutineRejectedException(limit);
+    }
+
+    /**
+     * Starts the coroutine of an admitted request with {@code spawn}, and counts it; when it cannot
+     * start (the IOManager is stopping), gives the slot back and rethrows.
+     */
+    <C> C start(Supplier<C> spawn) {
+        C started;
+        try {
+            started = spawn.get();
+        } catch (RuntimeException notStarted) {
+            stats.exit();
+            throw notStarted;
+        }
+        stats.countCoroutine();
+        return started;
+    }
+
+    /** Gives a slot back: the coroutine's code has returned. */
+    void exit() {
+        stats.exit();
+    }
+
+    IOManager io() {
+        return io;
+    }
+
+    CoschedWebStats stats() {
+        return stats;
+    }
+}

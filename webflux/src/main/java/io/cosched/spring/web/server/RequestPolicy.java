@@ -1,0 +1,15 @@
+package io.cosched.spring.web.server;
+
+import org.jspecify.annotations.Nullable;
+
+import java.time.Duration;
+
+/**
+ * How every coroutine request of one {@link CoroutineRequests} is run, fixed when it is made.
+ *
+ * @param timeout            how long a handler may take before it is interrupted and 503 answered; null for no limit
+ * @param cancelOnDisconnect whether a request Spring cancels (the client went away) interrupts its handler
+ * @param restorer           what the handler finds in its thread locals (MDC, observation, security context)
+ */
+record RequestPolicy(@Nullable Duration timeout, boolean cancelOnDisconnect, ContextRestorer restorer) {
+}
