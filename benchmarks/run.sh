@@ -17,8 +17,8 @@
 # loopback (started by this script from Debian's packages) for the postgres scenario.
 #
 # Each variant is its own JVM with the same flags and heap, started fresh every round (once per
-# database); variants are interleaved (A B C ... A B C ...) and medians reported, because this
-# machine is noisy. The server runs on core 0, wrk, the stub and PostgreSQL's clients on core 1
+# database); variants are interleaved, each round starting one further on (A B C, B C A, C A B ...),
+# and medians reported, because this machine is noisy. The server runs on core 0, wrk, the stub and PostgreSQL's clients on core 1
 # (taskset), so they do not take the server's CPU. Besides req/s and latency, every run records the
 # server JVM's context switches per request (summed over /proc/<pid>/task/*/status around the
 # measured window): whether a request's wake-ups stayed on its thread. The first figure of every table
@@ -106,7 +106,12 @@ ms() { # wrk latency like 1.23ms / 456.00us / 2.10s -> milliseconds
 }
 
 for round in $(seq 1 "$rounds"); do
-  for name in "${variants[@]}"; do
+  # each round starts one variant further on (A B C, B C A, C A B): a variant measured right after
+  # another on the same database ran about a tenth cheaper on postgres, whichever build it was
+  # (docs/benchmarks.md), so no variant is always first
+  shift_by=$(( (round - 1) % ${#variants[@]} ))
+  order=("${variants[@]:shift_by}" "${variants[@]:0:shift_by}")
+  for name in "${order[@]}"; do
     for db in h2 pg; do
       mine=()
       for s in "${scenarios[@]}"; do
