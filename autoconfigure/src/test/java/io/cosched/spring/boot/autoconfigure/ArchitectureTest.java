@@ -63,6 +63,7 @@ class ArchitectureTest {
         Path classes = Path.of(CoschedAutoConfiguration.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         assertThat(classes).as("the auto-configuration's compiled classes").isDirectory();
         List<String> found = new ArrayList<>();
+        List<String> checked = new ArrayList<>();
         List<Class<?>> forbidden = new ArrayList<>();
         for (String name : NOT_WIRING) {
             forbidden.add(Class.forName(name, false, getClass().getClassLoader()));
@@ -74,6 +75,7 @@ class ArchitectureTest {
                     continue;
                 }
                 Class<?> type = Class.forName(name, false, getClass().getClassLoader());
+                checked.add(name);
                 for (Class<?> f : forbidden) {
                     if (f.isAssignableFrom(type)) {
                         found.add(name + " is a " + f.getName());
@@ -81,6 +83,8 @@ class ArchitectureTest {
                 }
             }
         }
+        assertThat(checked).as("the auto-configuration's classes were read").contains(CoschedAutoConfiguration.class.getName(),
+                "io.cosched.spring.boot.autoconfigure.jdbc.CoschedJdbcAutoConfiguration");
         assertThat(found).as("engines belong in core, jdbc, http-client or webflux; autoconfigure only wires them")
                 .isEmpty();
     }
