@@ -113,13 +113,15 @@ class LoopClientHttpRequestFactoryTest {
                 .hasMessageContaining("GET  x-test=null");
         assertThatThrownBy(() -> io.spawn(() -> client.get().uri(stub.uri("/echo?status=503")).retrieve()
                 .body(String.class)).join()).cause().isInstanceOf(HttpServerErrorException.ServiceUnavailable.class);
-        // every exchange above, errors included, left its connection reusable: none was closed
-        eventually(Duration.ofSeconds(10), () -> factory.idleConnections() == factory.openedConnections(),
-                () -> factory.idleConnections() + " idle of " + factory.openedConnections() + " opened");
-        assertThat(factory.openConnections()).isEqualTo(factory.openedConnections());
+        // no connection is left in a call: every one still open is back in its pool
+        eventually(Duration.ofSeconds(10), () -> factory.idleConnections() == factory.openConnections(),
+                () -> factory.idleConnections() + " idle of " + factory.openConnections() + " open");
         if (TestSupport.carrierMode()) {
-            // and on its loop the next call came after the last one's answer was read to its end: one
-            // connection a loop (in fallback mode a caller may come while the loop still reads that end)
+            // every exchange above, errors included, left its connection reusable: none was closed, and on
+            // its loop the next call came after the last answer was read to its end, so one connection a
+            // loop. In fallback mode a caller may close an error answer before its end has arrived, which
+            // closes that connection (aResponseClosedUnreadKeepsItsConnectionOnlyWhenTheRestHasArrived)
+            assertThat(factory.openConnections()).isEqualTo(factory.openedConnections());
             assertThat(factory.openedConnections()).isLessThanOrEqualTo(2);
         }
     }
