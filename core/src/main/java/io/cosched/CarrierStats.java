@@ -5,9 +5,7 @@ package io.cosched;
  *
  * @param index      0-based carrier index
  * @param thread     the carrier thread's name, {@code <scheduler>-<index>}
- * @param state      {@code idle}, {@code busy} (running a coroutine step or timer task) or
- *                   {@code stalled} (stuck in one task past the stall threshold; its work spills
- *                   to other carriers)
+ * @param state      see {@link State}
  * @param queueDepth coroutine steps and tasks waiting for this carrier
  * @param coroutines coroutines homed on this carrier and not finished (for a {@link PoolScheduler},
  *                   those bound to it with {@link Scheduler#spawnOn})
@@ -15,6 +13,16 @@ package io.cosched;
  *                      (see {@link SchedulerStats#localWakeups()})
  * @param remoteWakeups resumes of its coroutines that another thread asked for
  */
-public record CarrierStats(int index, String thread, String state, long queueDepth, int coroutines,
+public record CarrierStats(int index, String thread, State state, long queueDepth, int coroutines,
         long localWakeups, long remoteWakeups) {
+
+    /** What a carrier is doing. */
+    public enum State {
+        /** Waiting for work (parked, or in {@code epoll_wait} for a loop). */
+        IDLE,
+        /** Running a coroutine step or a timer task. */
+        BUSY,
+        /** Stuck in one task past the stall threshold; its work spills to other carriers. */
+        STALLED
+    }
 }

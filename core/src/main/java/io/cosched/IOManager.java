@@ -8,7 +8,6 @@ import io.netty.channel.EventLoopGroup;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A scheduler whose carriers are the event loops of a Netty 4.2 {@code MultiThreadIoEventLoopGroup}
@@ -20,6 +19,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * one spawned from any other thread goes to the loop with the fewest live coroutines, round-robin
  * among equals. A coroutine's steps always run on its loop.
  *
+ * <p>An interface whose one implementation {@link #builder()} makes; applications use it, they do
+ * not implement it.
+ *
  * <pre>{@code
  * try (IOManager io = IOManager.builder().name("cosched-io").threads(2).build()) {
  *     io.start();
@@ -30,35 +32,21 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * }
  * }</pre>
  */
-public final class IOManager extends AbstractScheduler<IoRuntime> {
+public interface IOManager extends Scheduler {
 
-    // The running IOManagers in start order, for code that cannot be handed one: Coroutines.go on a
-    // plain thread, a socket factory that a driver instantiates by class name.
-    private static final CopyOnWriteArrayList<IOManager> RUNNING = new CopyOnWriteArrayList<>();
+    /** The stall threshold a builder uses unless told otherwise. */
+    Duration DEFAULT_STALL_THRESHOLD = Duration.ofMillis(100);
 
-    private final Transport transport;
-
-    private IOManager(IoRuntime runtime) {
-        super(runtime);
-        this.transport = "epoll".equals(runtime.transportName()) ? Transport.EPOLL : Transport.NIO;
-    }
-
-    public static Builder builder() {
+    static Builder builder() {
         return new Builder();
     }
 
-    /** Starts the event loop threads. The first IOManager started also serves {@link Coroutines#go} from plain threads. */
+    /**
+     * Starts the event loop threads. The first IOManager started also serves {@link Coroutines#go}
+     * from plain threads. Calling it on a running IOManager does nothing.
+     */
     @Override
-    public void start() {
-        runtime.start();
-        RUNNING.addIfAbsent(this);
-    }
-
-    @Override
-    public boolean stop(Duration timeout) {
-        RUNNING.remove(this);
-        return runtime.stop(timeout);
-    }
+    void start();
 
     /**
      * The IOManager that {@link Coroutines#go} uses on a thread outside any scheduler, and
@@ -66,27 +54,17 @@ public final class IOManager extends AbstractScheduler<IoRuntime> {
      * is still running, else a shared daemon IOManager named {@code cosched-go}, started on first use
      * and never stopped (an IOManager started later takes over from it).
      */
-    public static IOManager defaultInstance() {
-        for (IOManager io : RUNNING) { // a snapshot: the first in start order
-            return io;
-        }
-        return Shared.INSTANCE;
+    static IOManager defaultInstance() {
+        return IoRuntime.defaultInstance();
     }
 
     /** The running IOManager named {@code name} (of several, the first started), if any. */
-    public static Optional<IOManager> running(String name) {
-        for (IOManager io : RUNNING) {
-            if (io.name().equals(name)) {
-                return Optional.of(io);
-            }
-        }
-        return Optional.empty();
+    static Optional<IOManager> running(String name) {
+        return IoRuntime.running(name);
     }
 
     /** The event loops, for a Netty or Reactor Netty server. cosched owns them: stop the IOManager, not the group. */
-    public EventLoopGroup eventLoopGroup() {
-        return runtime.group();
-    }
+    EventLoopGroup eventLoopGroup();
 
     /**
      * A group of one event loop for a server's listening socket (Netty's "boss" group), made on first
@@ -98,19 +76,15 @@ public final class IOManager extends AbstractScheduler<IoRuntime> {
      *
      * @throws java.util.concurrent.RejectedExecutionException if this IOManager is stopping or stopped
      */
-    public EventLoopGroup acceptorGroup() {
-        return runtime.acceptorGroup();
-    }
+    EventLoopGroup acceptorGroup();
 
     /**
-     * Event loop {@code index} (0-based, below {@link SchedulerStats#threads()}), for a Netty channel
-     * that should live on it.
+     * Event loop {@code index} (0-based, below {@link #threads()}), for a Netty channel that should
+     * live on it.
      *
      * @throws IllegalArgumentException if {@code index} is out of range
      */
-    public EventLoop eventLoop(int index) {
-        return runtime.eventLoop(index);
-    }
+    EventLoop eventLoop(int index);
 
     /**
      * A new Netty {@link Bootstrap} for a client TCP connection on loop {@code index}, with this
@@ -118,9 +92,7 @@ public final class IOManager extends AbstractScheduler<IoRuntime> {
      *
      * @throws IllegalArgumentException if {@code index} is out of range
      */
-    public Bootstrap bootstrap(int index) {
-        return runtime.bootstrap(index);
-    }
+    Bootstrap bootstrap(int index);
 
     /**
      * The loop whose connections blocking I/O of the calling code should use, so that the thread
@@ -132,26 +104,20 @@ public final class IOManager extends AbstractScheduler<IoRuntime> {
      * @return a loop index, for {@link #eventLoop(int)} or {@link #bootstrap(int)}
      * @throws IllegalStateException when called on the loop thread of an IOManager with one loop
      */
-    public int loopForCaller() {
-        return runtime.loopForCaller();
-    }
+    int loopForCaller();
 
     /** Timers on these event loops. */
-    public TimerManager timers() {
-        return runtime.timers();
-    }
+    TimerManager timers();
 
-    /** The transport in use: never {@link Transport#AUTO}. */
-    public Transport transport() {
-        return transport;
-    }
+    /** The transport in use: {@link Transport#EPOLL} or {@link Transport#NIO}, never {@link Transport#AUTO}. */
+    Transport transport();
 
     /**
      * Builds an {@link IOManager}: {@code name} (default {@code cosched-io}), {@code threads} (event
      * loops), {@code transport}, {@code daemon}, {@code requireCarrierMode}, {@code stallThreshold},
      * {@code trackCoroutines}. Every argument is checked by {@link #build()}.
      */
-    public static final class Builder extends AbstractScheduler.Builder<Builder> {
+    final class Builder extends SchedulerBuilder<Builder> {
         private Transport transport = Transport.AUTO;
 
         private Builder() {
@@ -174,20 +140,8 @@ public final class IOManager extends AbstractScheduler<IoRuntime> {
          * @throws CarrierModeUnavailableException if carrier mode is required and unavailable
          */
         public IOManager build() {
-            check();
             Objects.requireNonNull(transport, "transport: null (expected: AUTO, EPOLL or NIO)");
-            return new IOManager(new IoRuntime(name, threads, transport, daemon, requireCarrierMode,
-                    stallThresholdNanos(), trackCoroutines));
-        }
-    }
-
-    private static final class Shared {
-        static final IOManager INSTANCE = create();
-
-        private static IOManager create() {
-            IOManager io = builder().name("cosched-go").daemon(true).build();
-            io.runtime.start(); // not listed as running: any IOManager a user starts comes first
-            return io;
+            return new IoRuntime(settings(transport, false));
         }
     }
 }

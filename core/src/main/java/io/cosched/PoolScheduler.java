@@ -2,8 +2,6 @@ package io.cosched;
 
 import io.cosched.internal.PoolRuntime;
 
-import java.time.Duration;
-
 /**
  * sylar's N-M scheduler: {@code threads} platform carriers run any number of coroutines. Unbound
  * coroutines share one FIFO queue; {@link #spawnOn} binds a coroutine to one carrier for its whole
@@ -13,6 +11,9 @@ import java.time.Duration;
  * that calls {@link #runOnCaller()} (or, failing that, {@link #stop}) becomes the last carrier,
  * named {@code <name>-<threads-1>} while it serves.
  *
+ * <p>An interface whose one implementation {@link #builder()} makes; applications use it, they do
+ * not implement it.
+ *
  * <pre>{@code
  * try (PoolScheduler pool = PoolScheduler.builder().name("work").threads(4).build()) {
  *     pool.start();
@@ -21,19 +22,10 @@ import java.time.Duration;
  * }
  * }</pre>
  */
-public final class PoolScheduler extends AbstractScheduler<PoolRuntime> {
+public interface PoolScheduler extends Scheduler {
 
-    private PoolScheduler(PoolRuntime runtime) {
-        super(runtime);
-    }
-
-    public static Builder builder() {
+    static Builder builder() {
         return new Builder();
-    }
-
-    @Override
-    public void start() {
-        runtime.start();
     }
 
     /**
@@ -43,21 +35,14 @@ public final class PoolScheduler extends AbstractScheduler<PoolRuntime> {
      * @throws IllegalStateException without {@code useCaller(true)}, before {@link #start()}, or
      *                               when another thread already serves as the caller carrier
      */
-    public void runOnCaller() {
-        runtime.runOnCaller();
-    }
-
-    @Override
-    public boolean stop(Duration timeout) {
-        return runtime.stop(timeout);
-    }
+    void runOnCaller();
 
     /**
      * Builds a {@link PoolScheduler}: {@code name} (default {@code cosched}), {@code threads},
      * {@code useCaller}, {@code daemon}, {@code requireCarrierMode}, {@code stallThreshold},
      * {@code trackCoroutines}. Every argument is checked by {@link #build()}.
      */
-    public static final class Builder extends AbstractScheduler.Builder<Builder> {
+    final class Builder extends SchedulerBuilder<Builder> {
         private boolean useCaller;
 
         private Builder() {
@@ -77,9 +62,7 @@ public final class PoolScheduler extends AbstractScheduler<PoolRuntime> {
 
         /** @throws CarrierModeUnavailableException if carrier mode is required and unavailable */
         public PoolScheduler build() {
-            check();
-            return new PoolScheduler(new PoolRuntime(name, threads, useCaller, daemon, requireCarrierMode,
-                    stallThresholdNanos(), trackCoroutines));
+            return new PoolRuntime(settings(Transport.AUTO, useCaller));
         }
     }
 }

@@ -21,6 +21,18 @@ public interface Scheduler extends Executor, AutoCloseable {
     /** The name given to the builder; carrier threads are named {@code <name>-<index>}. */
     String name();
 
+    /** Carriers (event loops for an {@link IOManager}), fixed at build time. */
+    int threads();
+
+    /**
+     * Whether coroutines run on this scheduler's carriers ({@link SchedulerStats.Mode#CARRIER});
+     * {@code false} in fallback mode, where they are ordinary virtual threads.
+     */
+    boolean isCarrierMode();
+
+    /** Where the scheduler is in its life, as {@link SchedulerStats#state()} reports it, without a snapshot. */
+    SchedulerStats.State state();
+
     /**
      * Starts {@code task} as a new coroutine.
      *
@@ -37,7 +49,7 @@ public interface Scheduler extends Executor, AutoCloseable {
 
     /**
      * Starts {@code task} as a coroutine bound to one carrier: every step of it runs on carrier
-     * {@code carrier} (0-based, below {@link SchedulerStats#threads()}).
+     * {@code carrier} (0-based, below {@link #threads()}).
      *
      * @throws IllegalArgumentException if {@code carrier} is out of range
      * @throws RejectedExecutionException if the scheduler is not running

@@ -6,10 +6,10 @@ package io.cosched;
  * that changed state during the read.
  *
  * @param name            the scheduler's name
- * @param type            {@code pool} ({@link PoolScheduler}) or {@code io} ({@link IOManager})
- * @param mode            {@code carrier} (coroutines run on this scheduler's carriers) or
- *                        {@code fallback} (ordinary virtual threads; the JVM flag is missing)
- * @param transport       {@code epoll} or {@code nio} for an IOManager, {@code none} for a PoolScheduler
+ * @param type            {@link Type#POOL} ({@link PoolScheduler}) or {@link Type#IO} ({@link IOManager});
+ *                        an IOManager's transport is {@link IOManager#transport()}
+ * @param mode            {@link Mode#CARRIER} (coroutines run on this scheduler's carriers) or
+ *                        {@link Mode#FALLBACK} (ordinary virtual threads; the JVM flag is missing)
  * @param threads         carriers
  * @param activeThreads   carriers running a coroutine step or a timer task right now
  * @param idleThreads     {@code threads - activeThreads}
@@ -31,14 +31,12 @@ package io.cosched;
  * @param starvations     times a carrier sat a stall threshold in one task mostly waiting for a CPU the
  *                        OS did not give it (an overloaded host or CPU-throttled container): not stalls
  * @param stalledThreads  carriers stuck right now
- * @param state           {@code NEW}, {@code RUNNING}, {@code STOPPING}, {@code STOPPED}, or {@code FAILED}
- *                        when it should be running but a carrier thread died or its event loop was shut down
+ * @param state           see {@link State}
  */
 public record SchedulerStats(
         String name,
-        String type,
-        String mode,
-        String transport,
+        Type type,
+        Mode mode,
         int threads,
         int activeThreads,
         int idleThreads,
@@ -55,5 +53,35 @@ public record SchedulerStats(
         long stalls,
         long starvations,
         int stalledThreads,
-        String state) {
+        State state) {
+
+    /** Which kind of scheduler the numbers are of. */
+    public enum Type {
+        /** A {@link PoolScheduler}: platform carrier threads. */
+        POOL,
+        /** An {@link IOManager}: Netty event loops as carriers. */
+        IO
+    }
+
+    /** Where a scheduler's coroutines run; decided once per JVM. */
+    public enum Mode {
+        /** On the scheduler's own carriers (the JVM has {@code --add-opens java.base/java.lang}). */
+        CARRIER,
+        /** As ordinary virtual threads on the JDK's scheduler: the flag is missing; everything still works, slower. */
+        FALLBACK
+    }
+
+    /** A scheduler's life. */
+    public enum State {
+        /** Built, not started: it accepts no coroutine yet. */
+        NEW,
+        /** Started: it accepts coroutines. */
+        RUNNING,
+        /** A stop began: it accepts no new coroutine and waits for the live ones. */
+        STOPPING,
+        /** Stopped: its carriers are gone. */
+        STOPPED,
+        /** Should be running, but a carrier thread died or someone shut its event loop down. */
+        FAILED
+    }
 }

@@ -38,8 +38,7 @@ class IOManagerTest {
     void usesEpollWhereNettysNativeTransportIsAvailable() {
         start(1);
         assertThat(io.transport()).isEqualTo(Transport.EPOLL);
-        assertThat(io.stats().transport()).isEqualTo("epoll");
-        assertThat(io.stats().type()).isEqualTo("io");
+        assertThat(io.stats().type()).isEqualTo(SchedulerStats.Type.IO);
     }
 
     @Test

@@ -21,8 +21,11 @@ class ModeTest {
              PoolScheduler pool = PoolScheduler.builder().threads(1).build()) {
             io.start();
             pool.start();
-            assertThat(io.stats().mode()).isEqualTo(expected);
-            assertThat(pool.stats().mode()).isEqualTo(expected);
+            SchedulerStats.Mode mode = SchedulerStats.Mode.valueOf(expected.toUpperCase(java.util.Locale.ROOT));
+            assertThat(io.stats().mode()).isEqualTo(mode);
+            assertThat(pool.stats().mode()).isEqualTo(mode);
+            assertThat(io.isCarrierMode()).isEqualTo(mode == SchedulerStats.Mode.CARRIER);
+            assertThat(pool.isCarrierMode()).isEqualTo(mode == SchedulerStats.Mode.CARRIER);
         }
     }
 
@@ -32,7 +35,7 @@ class ModeTest {
                 Duration.ofSeconds(60));
         assertThat(run.exitCode()).as(run.output()).isZero();
         assertThat(run.output())
-                .contains("mode=fallback")
+                .contains("mode=FALLBACK")
                 .contains("--add-opens java.base/java.lang=ALL-UNNAMED")
                 .contains("sum=4950")
                 .contains("CarrierModeUnavailableException")
@@ -45,7 +48,7 @@ class ModeTest {
         org.junit.jupiter.api.Assumptions.assumeTrue(TestSupport.carrierMode(), "needs carrier mode");
         try (IOManager io = IOManager.builder().threads(1).requireCarrierMode(true).build()) {
             io.start();
-            assertThat(io.stats().mode()).isEqualTo("carrier");
+            assertThat(io.stats().mode()).isEqualTo(SchedulerStats.Mode.CARRIER);
         }
     }
 

@@ -33,7 +33,7 @@ class PoolSchedulerTest {
     }
 
     static PoolRuntime runtime(PoolScheduler pool) {
-        return pool.runtime;
+        return (PoolRuntime) pool;
     }
 
     static List<Thread> carrierThreads(String prefix) {

@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 @Timeout(60)
 class StatsTest {
 
-    private static final String MODE = TestSupport.carrierMode() ? "carrier" : "fallback";
+    private static final SchedulerStats.Mode MODE = TestSupport.carrierMode() ? SchedulerStats.Mode.CARRIER : SchedulerStats.Mode.FALLBACK;
 
     @Test
     void aQuietIOManagerReportsExactNumbers() throws Exception {
@@ -25,7 +25,7 @@ class StatsTest {
             for (int i = 0; i < 10; i++) {
                 io.spawn(() -> 1).join();
             }
-            SchedulerStats quiet = new SchedulerStats("quiet-io", "io", MODE, "epoll", 2, 0, 2, 0, 0, 0, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0, "RUNNING");
+            SchedulerStats quiet = new SchedulerStats("quiet-io", SchedulerStats.Type.IO, MODE, 2, 0, 2, 0, 0, 0, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0, SchedulerStats.State.RUNNING);
             // the last carrier step may still be finishing when join() returns: wait for the quiet state, then hold it
             eventually(Duration.ofSeconds(5), () -> io.stats().equals(quiet), () -> io.stats().toString());
             assertThat(io.stats()).isEqualTo(quiet);
@@ -39,7 +39,7 @@ class StatsTest {
             for (int i = 0; i < 7; i++) {
                 pool.spawn(() -> 1).join();
             }
-            SchedulerStats quiet = new SchedulerStats("quiet-pool", "pool", MODE, "none", 3, 0, 3, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, "RUNNING");
+            SchedulerStats quiet = new SchedulerStats("quiet-pool", SchedulerStats.Type.POOL, MODE, 3, 0, 3, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, SchedulerStats.State.RUNNING);
             eventually(Duration.ofSeconds(5), () -> pool.stats().equals(quiet), () -> pool.stats().toString());
             assertThat(pool.stats()).isEqualTo(quiet);
         }
@@ -59,8 +59,8 @@ class StatsTest {
             eventually(Duration.ofSeconds(5), () -> io.stats().waiting() == 3 || !TestSupport.carrierMode()
                     && io.stats().coroutines() == 3, () -> io.stats().toString());
             // A loop's queue depth includes Netty's own tasks, which come and go: wait for the quiet state
-            List<CarrierStats> quiet = List.of(new CarrierStats(0, "per-carrier-0", "idle", 0, 0, 0, 0),
-                    new CarrierStats(1, "per-carrier-1", "idle", 0, 3, 0, 0));
+            List<CarrierStats> quiet = List.of(new CarrierStats(0, "per-carrier-0", CarrierStats.State.IDLE, 0, 0, 0, 0),
+                    new CarrierStats(1, "per-carrier-1", CarrierStats.State.IDLE, 0, 3, 0, 0));
             eventually(Duration.ofSeconds(5), () -> io.carrierStats().equals(quiet), () -> io.carrierStats().toString());
             parked.forEach(Coroutine::resume);
             for (Coroutine<Void> c : parked) {
@@ -73,13 +73,18 @@ class StatsTest {
     @Test
     void anIOManagerWhoseLoopsAreShutDownUnderItReportsFailed() throws Exception {
         IOManager io = IOManager.builder().name("failing").threads(1).build();
+        assertThat(io.state()).isEqualTo(SchedulerStats.State.NEW);
+        assertThat(io.threads()).isEqualTo(1);
         io.start();
-        assertThat(io.stats().state()).isEqualTo("RUNNING");
+        assertThat(io.stats().state()).isEqualTo(SchedulerStats.State.RUNNING);
+        assertThat(io.state()).isEqualTo(SchedulerStats.State.RUNNING);
         assertThat(io.eventLoopGroup().shutdownGracefully(0, 0, java.util.concurrent.TimeUnit.MILLISECONDS)
                 .await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
-        assertThat(io.stats().state()).isEqualTo("FAILED");
+        assertThat(io.stats().state()).isEqualTo(SchedulerStats.State.FAILED);
+        assertThat(io.state()).isEqualTo(SchedulerStats.State.FAILED);
         assertThat(io.stop(Duration.ofSeconds(10))).isTrue();
-        assertThat(io.stats().state()).isEqualTo("STOPPED");
+        assertThat(io.stats().state()).isEqualTo(SchedulerStats.State.STOPPED);
+        assertThat(io.state()).isEqualTo(SchedulerStats.State.STOPPED);
     }
 
     @Test

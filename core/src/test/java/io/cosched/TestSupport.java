@@ -56,11 +56,19 @@ public final class TestSupport {
     /** Runs {@code main} in a new JVM with this test classpath and the given JVM arguments. */
     public static Forked fork(Class<?> main, List<String> jvmArgs, Duration timeout, String... args)
             throws IOException, InterruptedException {
+        String classPath = System.getProperty("java.class.path") + File.pathSeparator
+                + System.getProperty("surefire.test.class.path", "");
+        return fork(main, jvmArgs, classPath, timeout, args);
+    }
+
+    /** Runs {@code main} in a new JVM with the given class path and JVM arguments. */
+    public static Forked fork(Class<?> main, List<String> jvmArgs, String classPath, Duration timeout, String... args)
+            throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(jvmArgs);
         cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path") + File.pathSeparator + System.getProperty("surefire.test.class.path", ""));
+        cmd.add(classPath);
         cmd.add(main.getName());
         cmd.addAll(List.of(args));
         Path out = Files.createTempFile("cosched-fork", ".log");

@@ -1,5 +1,6 @@
 package io.cosched.internal;
 
+import io.cosched.CarrierStats;
 import io.netty.util.concurrent.FastThreadLocalThread;
 
 import java.lang.invoke.MethodHandles;
@@ -137,9 +138,8 @@ public abstract class Carrier implements RunTarget {
         return osThreadId;
     }
 
-    /** {@code stalled}, {@code busy} (running a task) or {@code idle}. */
-    public final String stateName() {
-        return stalled ? "stalled" : current != null ? "busy" : "idle";
+    final CarrierStats.State state() {
+        return stalled ? CarrierStats.State.STALLED : current != null ? CarrierStats.State.BUSY : CarrierStats.State.IDLE;
     }
 
     /** What the carrier runs now: a coroutine, a timer or a foreign task; {@code null} between tasks. */

@@ -3,28 +3,32 @@ package io.cosched.internal;
 import io.cosched.CarrierModeUnavailableException;
 import io.cosched.CarrierStats;
 import io.cosched.Coroutine;
+import io.cosched.Scheduler;
 import io.cosched.SchedulerStats;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
- * The engine behind a public scheduler, shared by {@link IoRuntime} (an IOManager's) and
- * {@link PoolRuntime} (a PoolScheduler's): the lifecycle (start, stop and the drain between), coroutine
- * creation, and the stall watchdog. The counters and stats live in {@link RuntimeCounters}; what
- * differs (the carriers, where a coroutine goes, how carriers shut down) the subclasses say.
+ * What both schedulers share, {@link IoRuntime} (the {@link io.cosched.IOManager}) and
+ * {@link PoolRuntime} (the {@link io.cosched.PoolScheduler}): the lifecycle (start, stop and the drain
+ * between), coroutine creation, and the stall watchdog. The counters and stats live in
+ * {@link RuntimeCounters}; what differs (the carriers, where a coroutine goes, how carriers shut down)
+ * the subclasses say. Users hold these through the public interfaces; nothing else is exported.
  */
-public abstract class CoroutineRuntime {
+public abstract class CoroutineRuntime implements Scheduler {
 
-    public static final int NEW = 0;
-    public static final int RUNNING = 1;
-    public static final int STOPPING = 2;
-    public static final int STOPPED = 3;
-    private static final String[] STATE_NAMES = {"NEW", "RUNNING", "STOPPING", "STOPPED"};
+    static final int NEW = 0;
+    static final int RUNNING = 1;
+    static final int STOPPING = 2;
+    static final int STOPPED = 3;
+    private static final SchedulerStats.State[] STATES = {
+        SchedulerStats.State.NEW, SchedulerStats.State.RUNNING, SchedulerStats.State.STOPPING, SchedulerStats.State.STOPPED};
 
     private static final VarHandle STATE = VarHandles.field(MethodHandles.lookup(), "state", int.class);
 
@@ -42,62 +46,65 @@ public abstract class CoroutineRuntime {
 
     final RuntimeCounters counters = new RuntimeCounters();
 
-    /**
-     * @param stallThresholdNanos how long a carrier may stay in one task before the watchdog reports
-     *                            it and spills its work; 0 turns the watchdog off
-     * @param trackCoroutines     whether to keep a set of live coroutines for {@link #coroutines()}
-     */
-    protected CoroutineRuntime(String name, boolean requireCarrierMode, long stallThresholdNanos, boolean trackCoroutines) {
-        this(name, requireCarrierMode, stallThresholdNanos, trackCoroutines, Ticker.SYSTEM);
-    }
-
     /** @param ticker the clock of the watchdog (and of an IOManager's timers and loop chooser) */
-    CoroutineRuntime(String name, boolean requireCarrierMode, long stallThresholdNanos, boolean trackCoroutines, Ticker ticker) {
+    CoroutineRuntime(RuntimeSettings settings, Ticker ticker) {
         this.ticker = ticker;
-        this.name = name;
+        this.name = settings.name();
         this.coroutineThreads = CoroutineThreads.get();
         this.carrierMode = coroutineThreads.isCarrierMode();
-        this.stallThresholdNanos = stallThresholdNanos;
-        this.tracked = trackCoroutines ? ConcurrentHashMap.newKeySet() : null;
+        this.stallThresholdNanos = settings.stallThresholdNanos();
+        this.tracked = settings.trackCoroutines() ? ConcurrentHashMap.newKeySet() : null;
         this.orphanTarget = new OrphanTarget(coroutineThreads.orphanExecutor());
-        if (requireCarrierMode && !carrierMode) {
+        if (settings.requireCarrierMode() && !carrierMode) {
             throw new CarrierModeUnavailableException("scheduler '" + name + "' requires carrier mode "
                     + "(requireCarrierMode=true), but coroutines cannot run on cosched's carriers: "
                     + coroutineThreads.unavailableReason() + ". Start the JVM with " + CoroutineThreads.ADD_OPENS_FLAG + ".");
         }
     }
 
+    @Override
     public final String name() {
         return name;
     }
 
-    public final int state() {
+    final int lifecycle() {
         return state;
     }
 
-    public final String stateName() {
-        return STATE_NAMES[state];
+    final String stateName() {
+        return STATES[state].name();
     }
 
-    public final boolean isRunning() {
+    final boolean isRunning() {
         return state == RUNNING;
     }
 
     /**
-     * The state users see: NEW, RUNNING, STOPPING, STOPPED, or FAILED when the scheduler should be
-     * running but a carrier thread has died (an Error escaped it, or someone shut its loop down).
+     * NEW, RUNNING, STOPPING, STOPPED, or FAILED when the scheduler should be running but a carrier
+     * thread has died (an Error escaped it, or someone shut its loop down).
      */
-    public final String publicState() {
+    @Override
+    public final SchedulerStats.State state() {
         int s = state;
         if (s == RUNNING) {
             for (Carrier c : carrierArray()) {
                 Thread t = c.thread();
                 if (t != null && t.getState() == Thread.State.TERMINATED || c.hasFailed()) {
-                    return "FAILED";
+                    return SchedulerStats.State.FAILED;
                 }
             }
         }
-        return STATE_NAMES[s];
+        return STATES[s];
+    }
+
+    @Override
+    public final int threads() {
+        return carrierArray().length;
+    }
+
+    @Override
+    public final boolean isCarrierMode() {
+        return carrierMode;
     }
 
     /** NEW to RUNNING; false when already started. Throws when stopped. */
@@ -164,8 +171,28 @@ public abstract class CoroutineRuntime {
 
     // ---- coroutines ----------------------------------------------------------------------------
 
+    @Override
+    public final <T> Coroutine<T> spawn(Callable<T> task) {
+        return spawn(task, place(), false);
+    }
+
+    @Override
+    public final Coroutine<Void> spawn(Runnable task) {
+        return spawn(task, place(), false);
+    }
+
+    @Override
+    public final <T> Coroutine<T> spawnOn(int carrier, Callable<T> task) {
+        return spawn(task, carrier(carrier), false);
+    }
+
+    @Override
+    public final void execute(Runnable task) {
+        spawn(task, place(), true);
+    }
+
     /** Starts {@code task} (a Callable or Runnable) as a coroutine homed on {@code home}. */
-    public final <T> CoroutineImpl<T> spawn(Object task, RunTarget home, boolean detached) {
+    final <T> CoroutineImpl<T> spawn(Object task, RunTarget home, boolean detached) {
         if (task == null) {
             throw new NullPointerException("task: null (expected: a task to run)");
         }
@@ -220,6 +247,7 @@ public abstract class CoroutineRuntime {
      *
      * @throws IllegalStateException when tracking is off
      */
+    @Override
     public final List<Coroutine<?>> coroutines() {
         if (tracked == null) {
             throw new IllegalStateException("coroutines(): scheduler '" + name + "' does not track its coroutines "
@@ -264,6 +292,7 @@ public abstract class CoroutineRuntime {
     }
 
     /** Whether the calling code runs in a coroutine (or a thread it started) or on a carrier of this scheduler. */
+    @Override
     public final boolean isCurrent() {
         CoroutineImpl<?> ctx = CoroutineImpl.currentContext();
         if (ctx != null) {
@@ -288,7 +317,8 @@ public abstract class CoroutineRuntime {
      *
      * @return whether every coroutine finished in time
      */
-    public final boolean stop(java.time.Duration timeout) {
+    @Override
+    public boolean stop(java.time.Duration timeout) {
         long timeoutNanos = Durations.toNanos("timeout", timeout, false);
         checkNotInside("stop()");
         long deadline = System.nanoTime() + timeoutNanos;
@@ -349,17 +379,15 @@ public abstract class CoroutineRuntime {
     /** Timers that will still fire. */
     protected abstract long timersPending();
 
-    /** "io" or "pool". */
-    protected abstract String type();
+    abstract SchedulerStats.Type type();
 
-    /** "epoll", "nio" or "none". */
-    protected abstract String transportName();
-
+    @Override
     public final SchedulerStats stats() {
         return counters.stats(this, watchdog);
     }
 
     /** One entry per carrier, in index order. */
+    @Override
     public final List<CarrierStats> carrierStats() {
         return RuntimeCounters.carrierStats(carrierArray());
     }

@@ -13,8 +13,12 @@ public abstract class CoroutineThreads {
 
     static final System.Logger LOG = System.getLogger("io.cosched");
 
-    /** The JVM flag carrier mode needs. */
-    public static final String ADD_OPENS_FLAG = "--add-opens java.base/java.lang=ALL-UNNAMED";
+    /**
+     * The JVM flag carrier mode needs: the JDK's {@code java.lang} opened to cosched's module, which is
+     * {@code ALL-UNNAMED} on the class path and {@code io.cosched} on the module path.
+     */
+    public static final String ADD_OPENS_FLAG = "--add-opens java.base/java.lang="
+            + (CoroutineThreads.class.getModule().isNamed() ? CoroutineThreads.class.getModule().getName() : "ALL-UNNAMED");
 
     /** The threads chosen for this JVM, probed on first use. */
     public static CoroutineThreads get() {
@@ -31,11 +35,6 @@ public abstract class CoroutineThreads {
     /** {@code true} when coroutines run on cosched's carriers. */
     public final boolean isCarrierMode() {
         return unavailableReason == null;
-    }
-
-    /** {@code carrier} or {@code fallback}, as reported in stats. */
-    public final String mode() {
-        return isCarrierMode() ? "carrier" : "fallback";
     }
 
     /** Why carrier mode is unavailable, or {@code null} in carrier mode. */

@@ -36,7 +36,7 @@ public final class Deadline {
     /** A wake-up timer on the coroutine's home loop, or {@code null} when it has none or it stopped. */
     private static TimerImpl loopWakeUp(CoroutineImpl<?> co, long nanos) {
         if (co.scheduler instanceof IoRuntime io && co.home instanceof LoopCarrier loop
-                && io.state() < CoroutineRuntime.STOPPED) {
+                && io.lifecycle() < CoroutineRuntime.STOPPED) {
             try {
                 return io.timers().wakeUp(loop, nanos, Thread.currentThread());
             } catch (RejectedExecutionException stopped) {

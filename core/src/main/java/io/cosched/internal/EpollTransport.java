@@ -1,5 +1,6 @@
 package io.cosched.internal;
 
+import io.cosched.Transport;
 import io.netty.channel.ChannelFactory;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.epoll.Epoll;
@@ -27,8 +28,8 @@ final class EpollTransport implements IoTransport {
     }
 
     @Override
-    public String name() {
-        return "epoll";
+    public Transport kind() {
+        return Transport.EPOLL;
     }
 
     @Override

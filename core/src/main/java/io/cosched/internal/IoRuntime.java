@@ -1,5 +1,7 @@
 package io.cosched.internal;
 
+import io.cosched.IOManager;
+import io.cosched.SchedulerStats;
 import io.cosched.Transport;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.EventLoop;
@@ -7,12 +9,19 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.util.concurrent.FastThreadLocalThread;
 
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** The machinery behind {@link io.cosched.IOManager}: carriers that are Netty event loops. */
-public final class IoRuntime extends CoroutineRuntime {
+/** The {@link IOManager}: carriers that are Netty event loops. */
+public final class IoRuntime extends CoroutineRuntime implements IOManager {
+
+    // The running IOManagers in start order, for code that cannot be handed one: Coroutines.go on a
+    // plain thread, a socket factory that a driver instantiates by class name.
+    private static final CopyOnWriteArrayList<IoRuntime> RUNNING_MANAGERS = new CopyOnWriteArrayList<>();
 
     /** How long stop waits for the loops to terminate once the coroutines are gone. */
     private static final long LOOP_TERMINATION_NANOS = TimeUnit.SECONDS.toNanos(10);
@@ -27,28 +36,49 @@ public final class IoRuntime extends CoroutineRuntime {
     private boolean carriersClosed; // guarded by this
     private EventLoopGroup acceptor; // guarded by this; made on first use
 
-    public IoRuntime(String name, int threads, Transport transport, boolean daemon, boolean requireCarrierMode,
-                     long stallThresholdNanos, boolean trackCoroutines) {
-        this(name, threads, transport, daemon, requireCarrierMode, stallThresholdNanos, trackCoroutines, Ticker.SYSTEM);
+    public IoRuntime(RuntimeSettings settings) {
+        this(settings, Ticker.SYSTEM);
     }
 
     /** With the clock of the timers and the loop chooser given: tests drive it. */
-    IoRuntime(String name, int threads, Transport transport, boolean daemon, boolean requireCarrierMode,
-              long stallThresholdNanos, boolean trackCoroutines, Ticker ticker) {
-        super(name, requireCarrierMode, stallThresholdNanos, trackCoroutines, ticker);
-        this.transport = IoTransport.select(transport);
-        this.daemon = daemon;
-        this.carriers = new LoopCarrier[threads];
-        for (int i = 0; i < threads; i++) {
+    IoRuntime(RuntimeSettings settings, Ticker ticker) {
+        super(settings, ticker);
+        this.transport = IoTransport.select(settings.transport());
+        this.daemon = settings.daemon();
+        this.carriers = new LoopCarrier[settings.threads()];
+        for (int i = 0; i < carriers.length; i++) {
             carriers[i] = new LoopCarrier(this, i, name + "-" + i, daemon, ticker);
         }
-        this.group = new CarrierEventLoopGroup(carriers, this.transport.handlerFactory(), stallThresholdNanos, ticker);
+        this.group = new CarrierEventLoopGroup(carriers, this.transport.handlerFactory(), settings.stallThresholdNanos(),
+                ticker);
         // Should anyone else shut the group down, nothing queued on it may be lost.
         this.group.terminationFuture().addListener(f -> closeCarriers());
         this.timerManager = new IoTimerManager(this);
     }
 
-    public EventLoopGroup group() {
+    /**
+     * The IOManager {@link io.cosched.Coroutines#go} uses on a plain thread: the first started that
+     * is still running, else a shared daemon one started on first use and never stopped.
+     */
+    public static IOManager defaultInstance() {
+        for (IoRuntime io : RUNNING_MANAGERS) { // a snapshot: the first in start order
+            return io;
+        }
+        return Shared.INSTANCE;
+    }
+
+    /** The running IOManager named {@code name} (of several, the first started), if any. */
+    public static Optional<IOManager> running(String name) {
+        for (IoRuntime io : RUNNING_MANAGERS) {
+            if (io.name.equals(name)) {
+                return Optional.of(io);
+            }
+        }
+        return Optional.empty();
+    }
+
+    @Override
+    public EventLoopGroup eventLoopGroup() {
         return group;
     }
 
@@ -57,9 +87,10 @@ public final class IoRuntime extends CoroutineRuntime {
      * that carries no coroutine, so a stuck loop cannot stop new connections from coming in; they are
      * registered with {@link #group()}, whose chooser skips stuck loops.
      */
+    @Override
     public synchronized EventLoopGroup acceptorGroup() {
         if (acceptor == null) {
-            if (state() >= STOPPING) {
+            if (lifecycle() >= STOPPING) {
                 throw rejected();
             }
             String threadName = name + "-acceptor";
@@ -73,16 +104,13 @@ public final class IoRuntime extends CoroutineRuntime {
     }
 
     @Override
-    public String transportName() {
-        return transport.name();
+    public Transport transport() {
+        return transport.kind();
     }
 
+    @Override
     public IoTimerManager timers() {
         return timerManager;
-    }
-
-    public int threads() {
-        return carriers.length;
     }
 
     LoopCarrier[] carriers() {
@@ -94,13 +122,26 @@ public final class IoRuntime extends CoroutineRuntime {
         return carriers;
     }
 
+    /** Starts the loop threads; the first IOManager started also serves {@code Coroutines.go} from plain threads. */
+    @Override
     public void start() {
+        startLoops();
+        RUNNING_MANAGERS.addIfAbsent(this);
+    }
+
+    private void startLoops() {
         if (markStarted()) {
             for (LoopCarrier c : carriers) {
                 c.loop().execute(NOOP); // start the loop threads now, in index order
             }
             startWatchdog();
         }
+    }
+
+    @Override
+    public boolean stop(Duration timeout) {
+        RUNNING_MANAGERS.remove(this);
+        return super.stop(timeout);
     }
 
     // ---- placement -----------------------------------------------------------------------------
@@ -136,6 +177,7 @@ public final class IoRuntime extends CoroutineRuntime {
      *
      * @throws IllegalStateException on the loop thread of an IOManager with a single loop
      */
+    @Override
     public int loopForCaller() {
         CoroutineImpl<?> ctx = CoroutineImpl.currentContext();
         if (ctx != null && ctx.home instanceof LoopCarrier lc && lc.runtime == this) {
@@ -154,6 +196,7 @@ public final class IoRuntime extends CoroutineRuntime {
     }
 
     /** A client bootstrap on loop {@code index} with this transport's socket channels. */
+    @Override
     public Bootstrap bootstrap(int index) {
         return new Bootstrap().group(carrier(index).loop()).channelFactory(transport.socketChannelFactory());
     }
@@ -201,6 +244,7 @@ public final class IoRuntime extends CoroutineRuntime {
     }
 
     /** Event loop {@code index}, checked against the number of loops. */
+    @Override
     public EventLoop eventLoop(int index) {
         return carrier(index).loop();
     }
@@ -255,8 +299,8 @@ public final class IoRuntime extends CoroutineRuntime {
     // ---- stats ---------------------------------------------------------------------------------
 
     @Override
-    protected String type() {
-        return "io";
+    SchedulerStats.Type type() {
+        return SchedulerStats.Type.IO;
     }
 
     @Override
@@ -266,5 +310,16 @@ public final class IoRuntime extends CoroutineRuntime {
             timers += c.timersPending();
         }
         return timers;
+    }
+
+    private static final class Shared {
+        static final IoRuntime INSTANCE = create();
+
+        private static IoRuntime create() {
+            IoRuntime io = new IoRuntime(new RuntimeSettings("cosched-go", Runtime.getRuntime().availableProcessors(),
+                    true, false, IOManager.DEFAULT_STALL_THRESHOLD.toNanos(), false, Transport.AUTO, false));
+            io.startLoops(); // not listed as running: any IOManager a user starts comes first
+            return io;
+        }
     }
 }

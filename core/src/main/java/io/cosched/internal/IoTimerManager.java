@@ -65,7 +65,7 @@ final class IoTimerManager implements TimerManager {
     }
 
     private void checkAccepting() {
-        int s = runtime.state();
+        int s = runtime.lifecycle();
         if (s == CoroutineRuntime.NEW) {
             throw runtime.rejected();
         }

@@ -9,8 +9,8 @@ import io.netty.channel.socket.SocketChannel;
 /** One I/O transport for the event loops; {@link #select} decides once per IOManager. */
 interface IoTransport {
 
-    /** {@code epoll} or {@code nio}, as reported in stats. */
-    String name();
+    /** {@code EPOLL} or {@code NIO}, never {@code AUTO}. */
+    Transport kind();
 
     IoHandlerFactory handlerFactory();
 

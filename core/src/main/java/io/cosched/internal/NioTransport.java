@@ -1,5 +1,6 @@
 package io.cosched.internal;
 
+import io.cosched.Transport;
 import io.netty.channel.ChannelFactory;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.nio.NioIoHandler;
@@ -10,8 +11,8 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 final class NioTransport implements IoTransport {
 
     @Override
-    public String name() {
-        return "nio";
+    public Transport kind() {
+        return Transport.NIO;
     }
 
     @Override

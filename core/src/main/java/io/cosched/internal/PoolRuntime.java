@@ -1,5 +1,8 @@
 package io.cosched.internal;
 
+import io.cosched.PoolScheduler;
+import io.cosched.SchedulerStats;
+
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -7,12 +10,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The machinery behind {@link io.cosched.PoolScheduler}: sylar's N-M scheduler. Unbound coroutines
+ * The {@link PoolScheduler}: sylar's N-M scheduler. Unbound coroutines
  * go through one shared FIFO queue that any carrier takes from; bound ones through their carrier's
  * own queue. With {@code useCaller}, the last carrier has no thread of its own: the thread calling
  * {@code runOnCaller()} or {@code stop()} becomes it.
  */
-public final class PoolRuntime extends CoroutineRuntime {
+public final class PoolRuntime extends CoroutineRuntime implements PoolScheduler {
 
     private static final long CARRIER_EXIT_NANOS = TimeUnit.SECONDS.toNanos(10);
 
@@ -28,22 +31,17 @@ public final class PoolRuntime extends CoroutineRuntime {
     private volatile boolean terminate; // carriers leave their loops
     private volatile boolean closed;    // queues hand everything to the orphan executor
 
-    public PoolRuntime(String name, int threads, boolean useCaller, boolean daemon, boolean requireCarrierMode,
-                       long stallThresholdNanos, boolean trackCoroutines) {
-        super(name, requireCarrierMode, stallThresholdNanos, trackCoroutines);
-        this.useCaller = useCaller;
-        this.daemon = daemon;
-        this.carriers = new PoolCarrier[threads];
-        for (int i = 0; i < threads; i++) {
+    public PoolRuntime(RuntimeSettings settings) {
+        super(settings, Ticker.SYSTEM);
+        this.useCaller = settings.useCaller();
+        this.daemon = settings.daemon();
+        this.carriers = new PoolCarrier[settings.threads()];
+        for (int i = 0; i < carriers.length; i++) {
             carriers[i] = new PoolCarrier(this, i, name + "-" + i);
         }
     }
 
-    public int threads() {
-        return carriers.length;
-    }
-
-    public boolean useCaller() {
+    boolean useCaller() {
         return useCaller;
     }
 
@@ -52,6 +50,7 @@ public final class PoolRuntime extends CoroutineRuntime {
         return useCaller ? carriers.length - 1 : carriers.length;
     }
 
+    @Override
     public void start() {
         if (!markStarted()) {
             return;
@@ -183,11 +182,12 @@ public final class PoolRuntime extends CoroutineRuntime {
     // ---- caller as carrier -----------------------------------------------------------------------
 
     /** Runs the caller carrier on the calling thread until the scheduler has stopped. */
+    @Override
     public void runOnCaller() {
         if (!useCaller) {
             throw new IllegalStateException("runOnCaller(): PoolScheduler '" + name + "' was built with useCaller(false)");
         }
-        if (state() == NEW) {
+        if (lifecycle() == NEW) {
             throw new IllegalStateException("runOnCaller(): PoolScheduler '" + name + "' is NEW (call start() first)");
         }
         checkNotInside("runOnCaller()");
@@ -283,13 +283,8 @@ public final class PoolRuntime extends CoroutineRuntime {
     // ---- stats ---------------------------------------------------------------------------------
 
     @Override
-    protected String type() {
-        return "pool";
-    }
-
-    @Override
-    protected String transportName() {
-        return "none";
+    SchedulerStats.Type type() {
+        return SchedulerStats.Type.POOL;
     }
 
     @Override

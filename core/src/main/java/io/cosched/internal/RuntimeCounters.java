@@ -140,18 +140,19 @@ final class RuntimeCounters {
         running = clamp(running, live - ready);
         sleepingNow = clamp(sleepingNow, live - ready - running);
         waiting = clamp(waiting, live - ready - running - sleepingNow);
-        return new SchedulerStats(runtime.name, runtime.type(), runtime.coroutineThreads.mode(), runtime.transportName(),
+        return new SchedulerStats(runtime.name, runtime.type(),
+                runtime.carrierMode ? SchedulerStats.Mode.CARRIER : SchedulerStats.Mode.FALLBACK,
                 threads, active, threads - active, Math.max(0, queue), Math.max(0, live), ready, running, waiting,
                 sleepingNow, runtime.timersPending(), finished.sum(), localWakeups, remoteWakeups,
                 watchdog == null ? 0 : watchdog.stalls(), watchdog == null ? 0 : watchdog.starvations(), stalled,
-                runtime.publicState());
+                runtime.state());
     }
 
     /** One entry per carrier, in index order. */
     static List<CarrierStats> carrierStats(Carrier[] carriers) {
         List<CarrierStats> out = new ArrayList<>(carriers.length);
         for (Carrier c : carriers) {
-            out.add(new CarrierStats(c.index(), c.threadName(), c.stateName(), Math.max(0, c.queueDepth()),
+            out.add(new CarrierStats(c.index(), c.threadName(), c.state(), Math.max(0, c.queueDepth()),
                     Math.max(0, c.liveCoroutines()), c.localWakeups(), c.remoteWakeups()));
         }
         return out;

@@ -84,9 +84,9 @@ public class LoopSocketFactory extends SocketFactory {
      */
     public LoopSocketFactory(IOManager io, int loop) {
         this.io = Objects.requireNonNull(io, "io: null (expected: the IOManager whose loops carry the sockets)");
-        if (loop < -1 || loop >= io.stats().threads()) {
+        if (loop < -1 || loop >= io.threads()) {
             throw new IllegalArgumentException("loop: " + loop + " (expected: -1 for the caller's loop, or 0.."
-                    + (io.stats().threads() - 1) + ")");
+                    + (io.threads() - 1) + ")");
         }
         this.ioName = io.name();
         this.loop = loop;

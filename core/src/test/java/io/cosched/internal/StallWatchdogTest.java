@@ -4,7 +4,6 @@ import io.cosched.CarrierStats;
 import io.cosched.CoroutineState;
 import io.cosched.SchedulerStats;
 import io.cosched.TestSupport;
-import io.cosched.Transport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -95,7 +94,7 @@ class StallWatchdogTest {
     @Test
     @Tag("carrier-only") // in fallback mode a spinning coroutine holds a JDK carrier, not ours
     void aCarrierStuckInOneTaskIsReportedOnceAtTheThresholdAndRecoversWhenItMovesOn() throws Exception {
-        PoolRuntime pool = new PoolRuntime("stall-pool", 2, false, true, false, NO_WATCHDOG, false);
+        PoolRuntime pool = new PoolRuntime(RuntimeSettings.of("stall-pool", 2).withStallThresholdNanos(NO_WATCHDOG));
         scheduler = pool;
         pool.start();
         long[] now = {0};
@@ -110,7 +109,7 @@ class StallWatchdogTest {
         now[0] = 99 * MS;
         watchdog.check(now[0]);
         assertThat(pool.stats().stalls()).isZero();
-        assertThat(pool.carrierStats().get(0).state()).isEqualTo("busy");
+        assertThat(pool.carrierStats().get(0).state()).isEqualTo(CarrierStats.State.BUSY);
 
         now[0] = 100 * MS;
         watchdog.check(now[0]);
@@ -119,7 +118,7 @@ class StallWatchdogTest {
         SchedulerStats stuck = pool.stats();
         assertThat(stuck.stalls()).isEqualTo(1);
         assertThat(stuck.stalledThreads()).isEqualTo(1);
-        assertThat(pool.carrierStats()).extracting(CarrierStats::state).containsExactly("stalled", "idle");
+        assertThat(pool.carrierStats()).extracting(CarrierStats::state).containsExactly(CarrierStats.State.STALLED, CarrierStats.State.IDLE);
         assertThat(messages(Level.WARNING)).singleElement().satisfies(m -> assertThat(m)
                 .contains("PoolScheduler 'stall-pool'", "carrier stall-pool-0", "stuck for 100 ms", "threshold 100 ms",
                         "in coroutine", "spinUntilReleased"));
@@ -134,7 +133,7 @@ class StallWatchdogTest {
         eventually(Duration.ofSeconds(5), () -> !isBusy(pool, 0), () -> "carrier 0 still in the hog's step");
         now[0] = 300 * MS;
         watchdog.check(now[0]);
-        assertThat(pool.carrierStats().get(0).state()).isEqualTo("idle");
+        assertThat(pool.carrierStats().get(0).state()).isEqualTo(CarrierStats.State.IDLE);
         assertThat(pool.stats().stalledThreads()).isZero();
         assertThat(pool.stats().stalls()).isEqualTo(1);
         assertThat(messages(Level.INFO)).anySatisfy(m -> assertThat(m).contains("stall-pool-0 moves again"));
@@ -153,7 +152,7 @@ class StallWatchdogTest {
 
     /** A pool of two whose carrier 0 runs a hog, watched by a manual watchdog on {@code now}. */
     private PoolRuntime hoggedPool(String name) throws InterruptedException {
-        PoolRuntime pool = new PoolRuntime(name, 2, false, true, false, NO_WATCHDOG, false);
+        PoolRuntime pool = new PoolRuntime(RuntimeSettings.of(name, 2).withStallThresholdNanos(NO_WATCHDOG));
         scheduler = pool;
         pool.start();
         CountDownLatch started = new CountDownLatch(1);
@@ -180,7 +179,7 @@ class StallWatchdogTest {
         assertThat(pool.stats().stalls()).isZero();
         assertThat(pool.stats().starvations()).isEqualTo(1);
         assertThat(pool.stats().stalledThreads()).isZero();
-        assertThat(pool.carrierStats().get(0).state()).isEqualTo("busy"); // nothing spills
+        assertThat(pool.carrierStats().get(0).state()).isEqualTo(CarrierStats.State.BUSY); // nothing spills
         assertThat(messages(Level.WARNING)).isEmpty();
         assertThat(messages(Level.INFO)).singleElement().satisfies(m -> assertThat(m)
                 .contains("carrier starved-pool-0", "waiting for a CPU", "Not a stall", "cosched.starvations"));
@@ -234,7 +233,7 @@ class StallWatchdogTest {
 
     @Test
     void aLoopBlockedOutsideCoschedTasksIsFoundByItsUnansweredPing() throws Exception {
-        IoRuntime io = new IoRuntime("stall-io", 1, Transport.AUTO, true, false, NO_WATCHDOG, false);
+        IoRuntime io = new IoRuntime(RuntimeSettings.of("stall-io", 1).withStallThresholdNanos(NO_WATCHDOG));
         scheduler = io;
         io.start();
         long[] now = {0};
@@ -255,7 +254,7 @@ class StallWatchdogTest {
         now[0] = 110 * MS;
         watchdog.check(now[0]); // unanswered for a threshold
 
-        assertThat(io.carrierStats()).extracting(CarrierStats::state).containsExactly("stalled");
+        assertThat(io.carrierStats()).extracting(CarrierStats::state).containsExactly(CarrierStats.State.STALLED);
         assertThat(messages(Level.WARNING)).singleElement().satisfies(m -> assertThat(m)
                 .contains("IOManager 'stall-io'", "carrier stall-io-0", "outside cosched's tasks", "await"));
 
@@ -274,7 +273,7 @@ class StallWatchdogTest {
      */
     @Test
     void aLoopWorkingThroughALongBacklogOfShortNettyTasksIsNotStuck() throws Exception {
-        IoRuntime io = new IoRuntime("backlog-io", 1, Transport.AUTO, true, false, NO_WATCHDOG, false);
+        IoRuntime io = new IoRuntime(RuntimeSettings.of("backlog-io", 1).withStallThresholdNanos(NO_WATCHDOG));
         scheduler = io;
         io.start();
         long[] now = {0};
@@ -302,7 +301,7 @@ class StallWatchdogTest {
 
     @Test
     void anIdleLoopIsNeverReported() throws Exception {
-        IoRuntime io = new IoRuntime("idle-io", 1, Transport.AUTO, true, false, NO_WATCHDOG, false);
+        IoRuntime io = new IoRuntime(RuntimeSettings.of("idle-io", 1).withStallThresholdNanos(NO_WATCHDOG));
         scheduler = io;
         io.start();
         long[] now = {0};
@@ -328,7 +327,7 @@ class StallWatchdogTest {
     @ValueSource(ints = {2, 1})
     @Tag("carrier-only")
     void spillBreaksTheDeadLockOfALoopBlockedOnALockItsOwnCoroutineHolds(int loops) throws Exception {
-        IoRuntime io = new IoRuntime("spill-io", loops, Transport.AUTO, true, false, 50 * MS, false);
+        IoRuntime io = new IoRuntime(RuntimeSettings.of("spill-io", loops).withStallThresholdNanos(50 * MS));
         scheduler = io;
         io.start();
         DeadLock d = new DeadLock(io);
@@ -349,7 +348,7 @@ class StallWatchdogTest {
     @Test
     @Tag("carrier-only")
     void withoutTheWatchdogTheSameSituationDeadLocks() throws Exception {
-        IoRuntime io = new IoRuntime("nospill-io", 2, Transport.AUTO, true, false, NO_WATCHDOG, false);
+        IoRuntime io = new IoRuntime(RuntimeSettings.of("nospill-io", 2).withStallThresholdNanos(NO_WATCHDOG));
         scheduler = io;
         io.start();
         DeadLock d = new DeadLock(io);

@@ -92,7 +92,7 @@ class StalledLoopTest {
     @Test
     void newChannelsSkipALoopInOneTaskForATenthOfTheThresholdAndComeBackWhenItMoves() throws Exception {
         long[] now = {0};
-        IoRuntime io = new IoRuntime("choose-io", 2, Transport.AUTO, true, false, 100 * MS, false, () -> now[0]);
+        IoRuntime io = new IoRuntime(RuntimeSettings.of("choose-io", 2).withStallThresholdNanos(100 * MS), () -> now[0]);
         scheduler = io;
         io.start();
         EventLoop loop0 = io.carrier(0).loop();
@@ -101,14 +101,14 @@ class StalledLoopTest {
 
         List<EventLoop> chosen = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
-            chosen.add(io.group().next()); // seen busy just now: not a suspect yet
+            chosen.add(io.eventLoopGroup().next()); // seen busy just now: not a suspect yet
         }
         assertThat(chosen).containsExactly(loop0, loop1, loop0, loop1);
 
         now[0] = 10 * MS; // in the same task for a tenth of the 100 ms threshold
         chosen.clear();
         for (int i = 0; i < 6; i++) {
-            chosen.add(io.group().next());
+            chosen.add(io.eventLoopGroup().next());
         }
         assertThat(chosen).containsOnly(loop1);
 
@@ -116,7 +116,7 @@ class StalledLoopTest {
         eventually(Duration.ofSeconds(10), () -> !io.carrier(0).isBusy(), () -> "loop 0 still in the hog");
         chosen.clear();
         for (int i = 0; i < 4; i++) {
-            chosen.add(io.group().next());
+            chosen.add(io.eventLoopGroup().next());
         }
         assertThat(chosen).containsOnly(loop0, loop1).contains(loop0);
     }
@@ -124,15 +124,15 @@ class StalledLoopTest {
     @Test
     void whenEveryLoopIsStuckNewChannelsStillGoRoundRobin() throws Exception {
         long[] now = {0};
-        IoRuntime io = new IoRuntime("all-stuck-io", 2, Transport.AUTO, true, false, 100 * MS, false, () -> now[0]);
+        IoRuntime io = new IoRuntime(RuntimeSettings.of("all-stuck-io", 2).withStallThresholdNanos(100 * MS), () -> now[0]);
         scheduler = io;
         io.start();
         hog(io, 0);
         hog(io, 1);
-        io.group().next();
-        io.group().next();
+        io.eventLoopGroup().next();
+        io.eventLoopGroup().next();
         now[0] = 50 * MS;
-        assertThat(List.of(io.group().next(), io.group().next()))
+        assertThat(List.of(io.eventLoopGroup().next(), io.eventLoopGroup().next()))
                 .containsExactlyInAnyOrder(io.carrier(0).loop(), io.carrier(1).loop());
     }
 
@@ -225,7 +225,7 @@ class StalledLoopTest {
     @Test
     void aStalledLoopsDueTimersFireOnceOnAnotherLoopAndACancelledOneNever() throws Exception {
         long[] now = {0};
-        IoRuntime io = new IoRuntime("rescue-io", 2, Transport.AUTO, true, false, 0, false, () -> now[0]);
+        IoRuntime io = new IoRuntime(RuntimeSettings.of("rescue-io", 2).withStallThresholdNanos(0), () -> now[0]);
         scheduler = io;
         io.start();
         StallWatchdog watchdog = io.manualWatchdog(100 * MS, () -> now[0]);
@@ -314,7 +314,7 @@ class StalledLoopTest {
     @Test
     void aTimerAddedForAStalledLoopFiresAtItsDueTimeNotAtTheNextLook() throws Exception {
         long[] now = {0};
-        IoRuntime io = new IoRuntime("late-add-io", 2, Transport.AUTO, true, false, 0, false, () -> now[0]);
+        IoRuntime io = new IoRuntime(RuntimeSettings.of("late-add-io", 2).withStallThresholdNanos(0), () -> now[0]);
         scheduler = io;
         io.start();
         StallWatchdog watchdog = io.manualWatchdog(100 * MS, () -> now[0]);

@@ -7,6 +7,7 @@ import com.zaxxer.hikari.metrics.MetricsTrackerFactory;
 import com.zaxxer.hikari.pool.HikariPool;
 import io.cosched.Arguments;
 import io.cosched.IOManager;
+import io.cosched.SchedulerStats;
 import io.cosched.net.LoopSocketFactory;
 import org.jspecify.annotations.Nullable;
 
@@ -49,14 +50,14 @@ public class LoopBoundDataSource extends HikariDataSource {
     private final HikariDataSource @Nullable [] pools; // null only during HikariConfig's constructor
     private final LoopGate[] gates;
     private final StatementCanceller canceller;
-    private volatile boolean ioStarted;
 
     /** How long a statement may run on after its coroutine was interrupted before it is cancelled, by default. */
     public static final Duration DEFAULT_CANCEL_STATEMENTS_AFTER = Duration.ofSeconds(1);
 
     /**
      * @param template a PostgreSQL pool configuration with a {@code jdbcUrl}: what each loop's pool is made from
-     * @param io       the IOManager whose loops carry the connections
+     * @param io       the IOManager whose loops carry the connections; it must be running when the first
+     *                 connection is asked for (the owner of the IOManager starts it, this data source does not)
      * @throws IllegalArgumentException if {@code template} is no {@code jdbc:postgresql:} URL configuration,
      *         or already names a socket factory
      */
@@ -81,7 +82,7 @@ public class LoopBoundDataSource extends HikariDataSource {
         this.io = io;
         this.canceller = new StatementCanceller(io, Arguments.nonNegative("cancelStatementsAfter",
                 cancelStatementsAfter));
-        int loops = io.stats().threads();
+        int loops = io.threads();
         int total = template.getMaximumPoolSize();
         String base = template.getPoolName() != null ? template.getPoolName() : "HikariPool";
         this.name = base;
@@ -210,11 +211,12 @@ public class LoopBoundDataSource extends HikariDataSource {
     }
 
     private int loop() throws SQLException {
+        SchedulerStats.State state = io.state();
+        if (state != SchedulerStats.State.RUNNING) {
+            throw new SQLException("IOManager '" + io.name() + "' is " + state + " (expected: RUNNING): the connections of "
+                    + "data source '" + name + "' live on its loops; start it before the first query", "08001");
+        }
         try {
-            if (!ioStarted) {
-                io.start(); // a query made while the application context is still starting
-                ioStarted = true;
-            }
             return io.loopForCaller();
         } catch (IllegalStateException e) {
             throw new SQLException(e.getMessage(), "08001", e);

@@ -1,6 +1,7 @@
 package io.cosched.starter;
 
 import io.cosched.IOManager;
+import io.cosched.SchedulerStats;
 import io.cosched.Transport;
 import io.cosched.spring.web.RunAsCoroutine;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -99,7 +100,8 @@ class StarterApplicationTest {
         assertThat(body).startsWith("VirtualThread[").matches(".*@cosched-io-\\d+$");
         IOManager io = context.getBean(IOManager.class);
         assertThat(io.transport()).isEqualTo(Transport.EPOLL);
-        assertThat(io.stats().mode()).isEqualTo("carrier");
+        assertThat(io.stats().mode()).isEqualTo(SchedulerStats.Mode.CARRIER);
+        assertThat(io.isCarrierMode()).isTrue();
     }
 
     @Test

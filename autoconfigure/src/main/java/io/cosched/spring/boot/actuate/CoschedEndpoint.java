@@ -2,6 +2,7 @@ package io.cosched.spring.boot.actuate;
 
 import io.cosched.CarrierStats;
 import io.cosched.Coroutine;
+import io.cosched.IOManager;
 import io.cosched.Scheduler;
 import io.cosched.SchedulerStats;
 import io.cosched.spring.web.CoschedWebStats;
@@ -13,6 +14,7 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.Supplier;
 
@@ -88,19 +90,38 @@ public class CoschedEndpoint {
     public record CoschedReport(Map<String, SchedulerReport> schedulers, @Nullable WebReport web) {
     }
 
-    /** One scheduler: {@link SchedulerStats} without the name (it is the key), and its carriers. */
+    /**
+     * One scheduler: {@link SchedulerStats} without the name (it is the key), its transport, and its
+     * carriers. Type, mode, transport and carrier states are written in lower case ({@code io},
+     * {@code carrier}, {@code epoll}, {@code idle}), the scheduler state in upper case ({@code RUNNING}).
+     */
     public record SchedulerReport(String type, String mode, String transport, String state, int threads,
             int activeThreads, int idleThreads, int stalledThreads, long queueDepth, long coroutines, long ready,
             long running, long waiting, long sleeping, long timersPending, long completedTasks, long localWakeups,
-            long remoteWakeups, long stalls, long starvations, List<CarrierStats> carriers) {
+            long remoteWakeups, long stalls, long starvations, List<CarrierReport> carriers) {
 
         static SchedulerReport of(Scheduler s) {
             SchedulerStats t = s.stats();
-            return new SchedulerReport(t.type(), t.mode(), t.transport(), t.state(), t.threads(), t.activeThreads(),
-                    t.idleThreads(), t.stalledThreads(), t.queueDepth(), t.coroutines(), t.ready(), t.running(),
-                    t.waiting(), t.sleeping(), t.timersPending(), t.completedTasks(), t.localWakeups(), t.remoteWakeups(),
-                    t.stalls(), t.starvations(), s.carrierStats());
+            String transport = s instanceof IOManager io ? lowerCase(io.transport()) : "none";
+            List<CarrierReport> carriers = new ArrayList<>(t.threads());
+            for (CarrierStats c : s.carrierStats()) {
+                carriers.add(new CarrierReport(c.index(), c.thread(), lowerCase(c.state()), c.queueDepth(), c.coroutines(),
+                        c.localWakeups(), c.remoteWakeups()));
+            }
+            return new SchedulerReport(lowerCase(t.type()), lowerCase(t.mode()), transport, t.state().name(), t.threads(),
+                    t.activeThreads(), t.idleThreads(), t.stalledThreads(), t.queueDepth(), t.coroutines(), t.ready(),
+                    t.running(), t.waiting(), t.sleeping(), t.timersPending(), t.completedTasks(), t.localWakeups(),
+                    t.remoteWakeups(), t.stalls(), t.starvations(), List.copyOf(carriers));
         }
+    }
+
+    /** One carrier, as {@link CarrierStats} with its state in lower case ({@code idle}, {@code busy}, {@code stalled}). */
+    public record CarrierReport(int index, String thread, String state, long queueDepth, int coroutines,
+            long localWakeups, long remoteWakeups) {
+    }
+
+    static String lowerCase(Enum<?> value) {
+        return value.name().toLowerCase(Locale.ROOT);
     }
 
     /** Requests handled by coroutines: running now, and counted since start. */

@@ -40,11 +40,11 @@ public class CoschedHealthIndicator implements HealthIndicator {
         Map<String, Object> details = new LinkedHashMap<>();
         for (Scheduler s : schedulers.get()) {
             SchedulerStats t = s.stats();
-            down |= !"RUNNING".equals(t.state());
+            down |= t.state() != SchedulerStats.State.RUNNING;
             stalled |= t.stalledThreads() > 0;
             Map<String, Object> d = new LinkedHashMap<>();
             d.put("state", t.state());
-            d.put("mode", t.mode());
+            d.put("mode", CoschedEndpoint.lowerCase(t.mode()));
             d.put("threads", t.threads());
             d.put("idleThreads", t.idleThreads());
             d.put("stalledThreads", t.stalledThreads());

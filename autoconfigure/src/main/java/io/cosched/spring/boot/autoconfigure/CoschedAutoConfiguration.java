@@ -17,7 +17,7 @@ import java.util.List;
 /**
  * cosched's schedulers: an {@link IOManager} (the event loops that also serve HTTP) and a
  * {@link PoolScheduler}, built from {@code cosched.*}, adjusted by {@link CoschedCustomizer}s, and
- * started and stopped around the web server. Each backs off when the application defines its own.
+ * started when made and stopped after the web server. Each backs off when the application defines its own.
  *
  * <p>After Spring Boot's task execution: the schedulers are {@code Executor}s, and Boot registers
  * its {@code applicationTaskExecutor} (used by {@code @Async}) only while no {@code Executor} bean
@@ -58,7 +58,13 @@ public final class CoschedAutoConfiguration {
         return builder.build();
     }
 
-    /** Starts and stops every IOManager and PoolScheduler bean, the application's own included. */
+    /** Starts every IOManager and PoolScheduler bean, the application's own included, when it is made. */
+    @Bean
+    static SchedulerLifecycle.Starter coschedSchedulerStarter() {
+        return new SchedulerLifecycle.Starter();
+    }
+
+    /** Stops every IOManager and PoolScheduler bean, the application's own included, after the web server. */
     @Bean
     SchedulerLifecycle coschedSchedulerLifecycle(ObjectProvider<IOManager> ioManagers,
             ObjectProvider<PoolScheduler> poolSchedulers, CoschedProperties properties) {

@@ -1,21 +1,23 @@
 package io.cosched.spring.boot.autoconfigure;
 
 import io.cosched.Scheduler;
+import io.cosched.SchedulerStats;
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.context.SmartLifecycle;
 
 import java.time.Duration;
 import java.util.List;
 
 /**
- * Starts the schedulers before the web server and stops them after it. The web server starts and
- * stops at {@code WebServerApplicationContext.START_STOP_LIFECYCLE_PHASE} ({@code DEFAULT_PHASE - 2048})
- * and drains gracefully one phase above; one phase below, in-flight requests finish on live loops
- * and only then do the loops stop.
- *
- * <p>A scheduler may run before the lifecycle starts: the first pooled database connection or HTTP
- * call made while the context is still starting starts the IOManager. Should the context fail to
- * start, {@link #destroy()} stops whatever runs, so no loop thread outlives it.
+ * The one owner of the schedulers' lives in an application context. {@link Starter} starts every
+ * {@link Scheduler} bean as soon as it is made, before any bean that uses it (a per-loop
+ * {@code DataSource}, the loop HTTP client, the web server) can reach it, so the engines never start
+ * one themselves. This lifecycle stops them after the web server: the server stops at
+ * {@code WebServerApplicationContext.START_STOP_LIFECYCLE_PHASE} ({@code DEFAULT_PHASE - 2048}) and
+ * drains gracefully one phase above; one phase below, in-flight requests finish on live loops and
+ * only then do the loops stop. Should the context fail to start, {@link #destroy()} stops whatever
+ * runs, so no loop thread outlives it.
  */
 final class SchedulerLifecycle implements SmartLifecycle, DisposableBean {
 
@@ -30,9 +32,9 @@ final class SchedulerLifecycle implements SmartLifecycle, DisposableBean {
         this.timeout = timeout;
     }
 
+    /** Nothing to start: {@link Starter} started every scheduler when it was made. */
     @Override
     public void start() {
-        schedulers.forEach(Scheduler::start);
         running = true;
     }
 
@@ -82,5 +84,16 @@ final class SchedulerLifecycle implements SmartLifecycle, DisposableBean {
     @Override
     public int getPhase() {
         return PHASE;
+    }
+
+    /** Starts each {@link Scheduler} bean once it is initialised; a running one is left as it is. */
+    static final class Starter implements BeanPostProcessor {
+        @Override
+        public Object postProcessAfterInitialization(Object bean, String beanName) {
+            if (bean instanceof Scheduler s && s.state() == SchedulerStats.State.NEW) {
+                s.start();
+            }
+            return bean;
+        }
     }
 }

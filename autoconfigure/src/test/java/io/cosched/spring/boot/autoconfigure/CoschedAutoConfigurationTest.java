@@ -68,7 +68,7 @@ class CoschedAutoConfigurationTest {
         assertThat(p.getWeb().getMaxInFlight()).isNull();
         assertThat(p.getHttp().getClient().isEnabled()).isTrue();
         assertThat(p.getHttp().getClient().getIdleTimeout())
-                .isEqualTo(io.cosched.spring.http.client.LoopClientHttpRequestFactory.DEFAULT_IDLE_TIMEOUT);
+                .isEqualTo(io.cosched.http.client.LoopHttpClient.DEFAULT_IDLE_TIMEOUT);
         assertThat(p.getJdbc().isEnabled()).isTrue();
         assertThat(p.getJdbc().getCancelStatementsAfter())
                 .isEqualTo(io.cosched.jdbc.LoopBoundDataSource.DEFAULT_CANCEL_STATEMENTS_AFTER);

@@ -29,7 +29,7 @@ class ForkedJvmTest {
         Result run = fork(List.of("--enable-native-access=ALL-UNNAMED"), "serve");
         assertThat(run.exitCode()).as(run.output()).isZero();
         assertThat(run.output())
-                .contains("mode=fallback")
+                .contains("mode=FALLBACK")
                 .contains("handler=VirtualThread[")
                 .contains("Start the JVM with --add-opens java.base/java.lang=ALL-UNNAMED");
         String handlerLine = run.output().lines().filter(l -> l.startsWith("handler=")).findFirst().orElseThrow();

@@ -4,6 +4,8 @@ import io.cosched.Coroutine;
 import io.cosched.CoroutineState;
 import io.cosched.IOManager;
 import io.cosched.TestSupport;
+import io.cosched.http.client.HttpStub;
+import io.cosched.http.client.LoopHttpClient;
 import io.cosched.net.TestTls;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -51,9 +53,17 @@ class LoopClientHttpRequestFactoryTest {
     void start() throws Exception {
         io = IOManager.builder().name("client-io").threads(2).stallThreshold(Duration.ZERO).build();
         io.start();
-        factory = new LoopClientHttpRequestFactory(io);
-        client = RestClient.builder().requestFactory(factory).build();
+        use(LoopHttpClient.builder(io));
         stub = new HttpStub();
+    }
+
+    /** Replaces the factory (and the RestClient over it) with one over a client of these settings. */
+    private void use(LoopHttpClient.Builder settings) {
+        if (factory != null) {
+            factory.close();
+        }
+        factory = new LoopClientHttpRequestFactory(settings.build());
+        client = RestClient.builder().requestFactory(factory).build();
     }
 
     @AfterEach
@@ -82,9 +92,9 @@ class LoopClientHttpRequestFactoryTest {
             assertThat(io.carrierStats().get(home).remoteWakeups() - remote).as("loop %d", home).isZero();
         }
         // one connection per loop, each reused for its 20 calls
-        assertThat(factory.openedConnections()).isEqualTo(2);
+        assertThat(factory.client().openedConnections()).isEqualTo(2);
         assertThat(stub.clientPorts).hasSize(2);
-        assertThat(factory.idleConnections()).isEqualTo(2);
+        assertThat(factory.client().idleConnections()).isEqualTo(2);
     }
 
     @Test
@@ -114,15 +124,15 @@ class LoopClientHttpRequestFactoryTest {
         assertThatThrownBy(() -> io.spawn(() -> client.get().uri(stub.uri("/echo?status=503")).retrieve()
                 .body(String.class)).join()).cause().isInstanceOf(HttpServerErrorException.ServiceUnavailable.class);
         // no connection is left in a call: every one still open is back in its pool
-        eventually(Duration.ofSeconds(10), () -> factory.idleConnections() == factory.openConnections(),
-                () -> factory.idleConnections() + " idle of " + factory.openConnections() + " open");
+        eventually(Duration.ofSeconds(10), () -> factory.client().idleConnections() == factory.client().openConnections(),
+                () -> factory.client().idleConnections() + " idle of " + factory.client().openConnections() + " open");
         if (TestSupport.carrierMode()) {
             // every exchange above, errors included, left its connection reusable: none was closed, and on
             // its loop the next call came after the last answer was read to its end, so one connection a
             // loop. In fallback mode a caller may close an error answer before its end has arrived, which
             // closes that connection (aResponseClosedUnreadKeepsItsConnectionOnlyWhenTheRestHasArrived)
-            assertThat(factory.openConnections()).isEqualTo(factory.openedConnections());
-            assertThat(factory.openedConnections()).isLessThanOrEqualTo(2);
+            assertThat(factory.client().openConnections()).isEqualTo(factory.client().openedConnections());
+            assertThat(factory.client().openedConnections()).isLessThanOrEqualTo(2);
         }
     }
 
@@ -152,13 +162,13 @@ class LoopClientHttpRequestFactoryTest {
 
     @Test
     void aReadTimeoutIsASocketTimeoutExceptionAndEndsTheConnection() throws Exception {
-        factory.setReadTimeout(Duration.ofMillis(200));
+        use(LoopHttpClient.builder(io).readTimeout(Duration.ofMillis(200)));
         long started = System.nanoTime();
         assertThatThrownBy(() -> io.spawn(() -> client.get().uri(stub.uri("/slow?ms=3000")).retrieve()
                 .body(String.class)).join()).cause().isInstanceOf(ResourceAccessException.class)
                 .hasMessageContaining("Read timed out").rootCause().isInstanceOf(SocketTimeoutException.class);
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(2));
-        assertThat(factory.idleConnections()).isZero();
+        assertThat(factory.client().idleConnections()).isZero();
         // the next call gets a new connection and succeeds
         assertThat(io.spawn(() -> client.get().uri(stub.uri("/hello")).retrieve().body(String.class)).join())
                 .isEqualTo("hello");
@@ -177,7 +187,7 @@ class LoopClientHttpRequestFactoryTest {
 
     @Test
     void aConnectTimeoutIsASocketTimeoutException() throws Exception {
-        factory.setConnectTimeout(Duration.ofMillis(200));
+        use(LoopHttpClient.builder(io).connectTimeout(Duration.ofMillis(200)));
         try (ServerSocket full = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             List<Socket> fill = new ArrayList<>();
             try {
@@ -235,7 +245,7 @@ class LoopClientHttpRequestFactoryTest {
                     .isEqualTo("Bearer secret");
         }
 
-        factory.setFollowRedirects(false);
+        use(LoopHttpClient.builder(io).followRedirects(false));
         ResponseEntity<Void> notFollowed = io.spawn(() -> client.get().uri(stub.uri("/redirect?code=302&to=" + to))
                 .retrieve().toBodilessEntity()).join();
         assertThat(notFollowed.getStatusCode()).isEqualTo(HttpStatus.FOUND);
@@ -246,7 +256,7 @@ class LoopClientHttpRequestFactoryTest {
     void httpsVerifiesTheServerAndStaysOnTheLoop() throws Exception {
         TestTls tls = TestTls.create();
         try (HttpStub https = new HttpStub(tls.server)) {
-            factory.setSslContext(tls.client);
+            use(LoopHttpClient.builder(io).sslContext(tls.client));
             long remote = io.carrierStats().get(1).remoteWakeups();
             String body = io.spawnOn(1, () -> {
                 client.get().uri(https.uri("/hello")).retrieve().body(String.class);
@@ -256,7 +266,7 @@ class LoopClientHttpRequestFactoryTest {
             assertThat(io.carrierStats().get(1).remoteWakeups() - remote).isZero();
 
             // the JVM's default trust store does not know the test certificate
-            LoopClientHttpRequestFactory defaults = new LoopClientHttpRequestFactory(io);
+            LoopClientHttpRequestFactory defaults = new LoopClientHttpRequestFactory(LoopHttpClient.builder(io).build());
             RestClient untrusting = RestClient.builder().requestFactory(defaults).build();
             assertThatThrownBy(() -> io.spawn(() -> untrusting.get().uri(https.uri("/hello")).retrieve()
                     .body(String.class)).join()).cause().isInstanceOf(ResourceAccessException.class)
@@ -284,24 +294,24 @@ class LoopClientHttpRequestFactoryTest {
         call.interrupt();
         assertThat(call.join()).as("ms until the call gave up").isLessThan(350);
         assertThat(failure.get()).isInstanceOf(java.io.InterruptedIOException.class);
-        assertThat(factory.idleConnections()).as("still draining the answer").isZero();
+        assertThat(factory.client().idleConnections()).as("still draining the answer").isZero();
         // the loop reads the answer when it comes, throws it away and pools the connection
-        eventually(Duration.ofSeconds(10), () -> factory.idleConnections() == 1, () -> "idle " + factory.idleConnections());
+        eventually(Duration.ofSeconds(10), () -> factory.client().idleConnections() == 1, () -> "idle " + factory.client().idleConnections());
         assertThat(io.spawnOn(0, () -> client.get().uri(stub.uri("/hello")).retrieve().body(String.class)).join())
                 .isEqualTo("hello");
-        assertThat(factory.openedConnections()).as("the same connection served the next call").isEqualTo(1);
+        assertThat(factory.client().openedConnections()).as("the same connection served the next call").isEqualTo(1);
     }
 
     @Test
     void anInterruptedCallWhoseAnswerDoesNotComeWithinTheIdleTimeoutClosesItsConnection() throws Exception {
-        factory.setIdleTimeout(Duration.ofMillis(200));
+        use(LoopHttpClient.builder(io).idleTimeout(Duration.ofMillis(200)));
         Coroutine<String> call = io.spawn(() -> client.get().uri(stub.uri("/slow?ms=20000")).retrieve().body(String.class));
         eventually(Duration.ofSeconds(10), () -> call.state() == CoroutineState.WAITING && stub.clientPorts.size() == 1,
                 call::toString);
         call.cancel();
         assertThatThrownBy(call::join).isInstanceOf(java.util.concurrent.CancellationException.class);
-        eventually(Duration.ofSeconds(10), () -> factory.openConnections() == 0, () -> "still open: " + factory.openConnections());
-        assertThat(factory.idleConnections()).isZero();
+        eventually(Duration.ofSeconds(10), () -> factory.client().openConnections() == 0, () -> "still open: " + factory.client().openConnections());
+        assertThat(factory.client().idleConnections()).isZero();
     }
 
     @Test
@@ -326,13 +336,13 @@ class LoopClientHttpRequestFactoryTest {
             }
         });
         assertThat(call.join()).as("bytes read before the interrupt was seen").isBetween(1, size - 1);
-        eventually(Duration.ofSeconds(10), () -> factory.idleConnections() == 1, () -> "idle " + factory.idleConnections());
+        eventually(Duration.ofSeconds(10), () -> factory.client().idleConnections() == 1, () -> "idle " + factory.client().idleConnections());
     }
 
     @Test
     void aCallOnTheOnlyLoopsOwnThreadFailsInsteadOfHanging() throws Exception {
         try (IOManager single = IOManager.builder().name("single-client-io").threads(1).build();
-             LoopClientHttpRequestFactory f = new LoopClientHttpRequestFactory(single)) {
+             LoopClientHttpRequestFactory f = new LoopClientHttpRequestFactory(LoopHttpClient.builder(single).build())) {
             single.start();
             RestClient c = RestClient.builder().requestFactory(f).build();
             var onLoop = single.eventLoop(0).submit(() -> c.get().uri(stub.uri("/hello")).retrieve().body(String.class));
@@ -343,10 +353,10 @@ class LoopClientHttpRequestFactoryTest {
 
     @Test
     void idleConnectionsCloseAfterTheIdleTimeout() throws Exception {
-        factory.setIdleTimeout(Duration.ofMillis(200));
+        use(LoopHttpClient.builder(io).idleTimeout(Duration.ofMillis(200)));
         io.spawn(() -> client.get().uri(stub.uri("/hello")).retrieve().body(String.class)).join();
-        assertThat(factory.idleConnections()).isEqualTo(1);
-        eventually(Duration.ofSeconds(10), () -> factory.idleConnections() == 0, () -> "still idle: " + factory.idleConnections());
+        assertThat(factory.client().idleConnections()).isEqualTo(1);
+        eventually(Duration.ofSeconds(10), () -> factory.client().idleConnections() == 0, () -> "still idle: " + factory.client().idleConnections());
     }
 
     @Test
@@ -361,7 +371,7 @@ class LoopClientHttpRequestFactoryTest {
                 }
                 return null;
             }).join();
-            assertThat(factory.idleConnections()).isEqualTo(1);
+            assertThat(factory.client().idleConnections()).isEqualTo(1);
         }
         io.spawnOn(0, () -> {
             try (ClientHttpResponse r = factory.createRequest(stub.uri("/stream?size=" + (8 << 20)), HttpMethod.GET)
@@ -370,14 +380,14 @@ class LoopClientHttpRequestFactoryTest {
             }
             return null;
         }).join();
-        assertThat(factory.idleConnections()).isZero(); // 8 MiB were still on their way: closed
+        assertThat(factory.client().idleConnections()).isZero(); // 8 MiB were still on their way: closed
     }
 
     @Test
     void settingsAreChecked() {
-        assertThatThrownBy(() -> factory.setReadTimeout(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> LoopHttpClient.builder(io).readTimeout(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("readTimeout: PT0S (expected: > 0)");
-        assertThatThrownBy(() -> factory.setConnectTimeout(Duration.ofSeconds(-1)))
+        assertThatThrownBy(() -> LoopHttpClient.builder(io).connectTimeout(Duration.ofSeconds(-1)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("connectTimeout: PT-1S (expected: > 0)");
         assertThatThrownBy(() -> factory.createRequest(URI.create("ftp://x/"), HttpMethod.GET))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("uri: ftp://x/ (expected: an http or https URI)");

@@ -53,6 +53,30 @@ final class Admission {
         return started;
     }
 
+    /**
+     * Admits {@code task} as a coroutine of its own (no deadline, no cancellation) on the caller's
+     * loop, or the least loaded one: the slot is held while it runs.
+     *
+     * @throws CoroutineRejectedException when the limit is reached
+     * @throws java.util.concurrent.RejectedExecutionException when the IOManager is stopping (the slot is back)
+     */
+    void execute(Runnable task) {
+        if (!enter()) {
+            throw rejection();
+        }
+        Runnable body = () -> {
+            try {
+                task.run();
+            } finally {
+                exit();
+            }
+        };
+        start(() -> {
+            io.execute(body);
+            return null;
+        });
+    }
+
     /** Gives a slot back: the coroutine's code has returned. */
     void exit() {
         stats.exit();

@@ -30,20 +30,6 @@ final class CoroutineHandlerExecutor implements AsyncTaskExecutor {
             task.run(); // already a coroutine of the IOManager: a second one would only cost
             return;
         }
-        if (!admission.enter()) {
-            throw admission.rejection();
-        }
-        Runnable body = () -> {
-            try {
-                task.run();
-            } finally {
-                admission.exit();
-            }
-        };
-        // from a loop thread: on that loop; else on the least loaded one
-        admission.start(() -> {
-            admission.io().execute(body);
-            return body;
-        });
+        admission.execute(task);
     }
 }

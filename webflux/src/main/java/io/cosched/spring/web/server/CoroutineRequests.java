@@ -148,10 +148,10 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
     }
 
     private Loop[] carrierLoops() {
-        if (!"carrier".equals(io.stats().mode())) {
+        if (!io.isCarrierMode()) {
             return new Loop[0];
         }
-        Loop[] all = new Loop[io.stats().threads()];
+        Loop[] all = new Loop[io.threads()];
         for (int i = 0; i < all.length; i++) {
             all[i] = new Loop(io.eventLoop(i), i);
         }

@@ -1,6 +1,7 @@
 package io.cosched.spring.boot.autoconfigure.http;
 
 import io.cosched.IOManager;
+import io.cosched.http.client.LoopHttpClient;
 import io.cosched.spring.http.client.LoopClientHttpRequestFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.http.client.ClientHttpRequestFactoryBuilder;
@@ -15,9 +16,9 @@ import java.time.Duration;
 
 /**
  * Spring Boot's way to choose the request factory of {@code RestClient.Builder},
- * {@code RestTemplateBuilder} and HTTP service clients: builds a {@link LoopClientHttpRequestFactory}
- * and applies Boot's {@code spring.http.clients.*} settings to it (connect and read timeouts,
- * redirects, SSL bundle, address filter).
+ * {@code RestTemplateBuilder} and HTTP service clients: maps Boot's {@code spring.http.clients.*}
+ * settings (connect and read timeouts, redirects, SSL bundle, address filter) onto a
+ * {@link LoopHttpClient} and hands it to Spring as a {@link LoopClientHttpRequestFactory}.
  */
 public final class LoopClientHttpRequestFactoryBuilder implements ClientHttpRequestFactoryBuilder<LoopClientHttpRequestFactory> {
 
@@ -45,25 +46,25 @@ public final class LoopClientHttpRequestFactoryBuilder implements ClientHttpRequ
                     + "keeps no cookies; use enable-when-possible or disable, or set cosched.http.client.enabled=false "
                     + "for Spring Boot's default client)");
         }
-        LoopClientHttpRequestFactory factory = new LoopClientHttpRequestFactory(io);
-        factory.setIdleTimeout(idleTimeout);
+        LoopHttpClient.Builder client = LoopHttpClient.builder(io)
+                .idleTimeout(idleTimeout)
+                .readTimeout(s.readTimeout())
+                .followRedirects(s.redirects() != HttpRedirects.DONT_FOLLOW);
         if (s.connectTimeout() != null) {
-            factory.setConnectTimeout(s.connectTimeout());
+            client.connectTimeout(s.connectTimeout());
         }
-        factory.setReadTimeout(s.readTimeout());
-        factory.setFollowRedirects(s.redirects() != HttpRedirects.DONT_FOLLOW);
         SslBundle ssl = s.sslBundle();
         if (ssl != null) {
-            factory.setSslContext(ssl.createSslContext());
             SslOptions options = ssl.getOptions();
-            factory.setSslProtocols(options.getEnabledProtocols());
-            factory.setSslCiphers(options.getCiphers());
+            client.sslContext(ssl.createSslContext())
+                    .sslProtocols(options.getEnabledProtocols())
+                    .sslCiphers(options.getCiphers());
         }
         InetAddressFilter filter = s.inetAddressFilter();
         if (filter != null) {
-            factory.setAddressFilter(filter::matches);
+            client.addressFilter(filter::matches);
         }
-        return factory;
+        return new LoopClientHttpRequestFactory(client.build());
     }
 
     @Override

@@ -131,7 +131,7 @@ class CoschedHttpClientAutoConfigurationTest {
             LoopClientHttpRequestFactory factory = context.getBean(LoopClientHttpRequestFactoryBuilder.class)
                     .build(context.getBean(HttpClientSettings.class));
             assertThat(factory).hasToString("LoopClientHttpRequestFactory[cosched-io, connect PT2S, read PT0.15S, "
-                    + "redirects not followed]");
+                    + "redirects not followed, idle PT30S]");
         });
     }
 

@@ -1,4 +1,4 @@
-package io.cosched.spring.http.client;
+package io.cosched.http.client;
 
 import io.cosched.net.ChannelInbox;
 import io.netty.channel.Channel;

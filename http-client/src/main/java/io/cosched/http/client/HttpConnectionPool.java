@@ -1,4 +1,4 @@
-package io.cosched.spring.http.client;
+package io.cosched.http.client;
 
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.ScheduledFuture;

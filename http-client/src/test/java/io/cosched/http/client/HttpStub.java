@@ -1,4 +1,4 @@
-package io.cosched.spring.http.client;
+package io.cosched.http.client;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
@@ -22,24 +22,24 @@ import java.util.concurrent.Executors;
  * does can resume a coroutine from a loop thread. It remembers the client ports it saw (one per
  * connection).
  */
-final class HttpStub implements AutoCloseable {
+public final class HttpStub implements AutoCloseable {
 
     /** Deterministic bytes of the {@code /stream} body. */
-    static byte streamByte(long i) {
+    public static byte streamByte(long i) {
         return (byte) (i * 31 + 7);
     }
 
     private final HttpServer server;
     private final ExecutorService threads = Executors.newFixedThreadPool(8,
             r -> Thread.ofPlatform().daemon().name("http-stub").unstarted(r));
-    final Set<Integer> clientPorts = ConcurrentHashMap.newKeySet();
+    public final Set<Integer> clientPorts = ConcurrentHashMap.newKeySet();
 
-    HttpStub() throws IOException {
+    public HttpStub() throws IOException {
         this(null);
     }
 
     /** With {@code tls}, an HTTPS server. */
-    HttpStub(SSLContext tls) throws IOException {
+    public HttpStub(SSLContext tls) throws IOException {
         InetSocketAddress any = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
         if (tls == null) {
             server = HttpServer.create(any, 100);
@@ -53,12 +53,12 @@ final class HttpStub implements AutoCloseable {
         server.start();
     }
 
-    URI uri(String path) {
+    public URI uri(String path) {
         String scheme = server instanceof HttpsServer ? "https" : "http";
         return URI.create(scheme + "://localhost:" + server.getAddress().getPort() + path);
     }
 
-    int port() {
+    public int port() {
         return server.getAddress().getPort();
     }
 
