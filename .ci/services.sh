@@ -2,11 +2,14 @@
 #  - PostgreSQL on 127.0.0.1, database/user/password "cosched", TLS on (a self-signed certificate for
 #    sslmode=require); exports COSCHED_TEST_POSTGRES_URL/_USER/_PASSWORD, and _RESTART, the command
 #    that restarts the server (for the tests of a restart under load).
+#  - MariaDB on 127.0.0.1, database/user/password "cosched", TLS on; exports COSCHED_TEST_MARIADB_URL/
+#    _USER/_PASSWORD/_RESTART, for the MariaDB and MySQL drivers' tests (.ci/mariadb.sh).
 #  - Chromium and ChromeDriver for the dashboard's browser test.
 # Each step says what it did; a step that cannot be done (no root, no package) says why, and the
 # tests that need it skip with a reason instead of failing.
 
 . "$(dirname "${BASH_SOURCE[0]}")/postgres.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/mariadb.sh"
 
 ci_install_chromium() {
   if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then
@@ -17,4 +20,5 @@ ci_install_chromium() {
 }
 
 ci_start_postgres || echo "ci: no PostgreSQL; the real-database tests will skip" >&2
+ci_start_mariadb || echo "ci: no MariaDB; the MariaDB and MySQL driver tests will skip" >&2
 ci_install_chromium || echo "ci: no Chromium; the browser test will skip" >&2

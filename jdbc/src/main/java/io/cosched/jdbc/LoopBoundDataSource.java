@@ -11,21 +11,20 @@ import io.cosched.SchedulerStats;
 import io.cosched.net.LoopSocketFactory;
 import org.jspecify.annotations.Nullable;
 
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.CancellationException;
 
 /**
- * A HikariCP {@code DataSource} for PostgreSQL whose connections live on an IOManager's event loops:
- * behind it one Hikari pool per loop, each opening its connections on its loop through
- * {@link LoopSocketFactory}. {@link #getConnection()} hands a coroutine a connection of its own loop
+ * A HikariCP {@code DataSource} for PostgreSQL, MariaDB or MySQL whose connections live on an
+ * IOManager's event loops: behind it one Hikari pool per loop, each opening its connections on its
+ * loop through {@link LoopSocketFactory} (the PostgreSQL driver's socket factory;
+ * {@link MariaDbLoopSockets} and {@link MySqlLoopSockets} adapt it to MariaDB Connector/J and MySQL
+ * Connector/J). {@link #getConnection()} hands a coroutine a connection of its own loop
  * (coost's rule: connections never migrate), so the loop that reads the answer to a query is the
  * thread that resumes the coroutine. Any other thread gets one of the least loaded loop; a loop
  * thread itself, outside any coroutine, one of another loop, since it would wait for I/O only it
@@ -36,7 +35,7 @@ import java.util.concurrent.CancellationException;
  * configuration), so code and tools that expect Hikari keep working: the pool size is the total,
  * split over the loops (each at least 1); metrics trackers set on it reach every pool, and each pool
  * reports under its own name, {@code <pool name>-loop<i>}; {@link #getHikariPoolMXBean()} sums them.
- * The pools start on first use, which also starts the IOManager if nobody has yet.
+ * The pools start on first use; the IOManager must be running by then.
  *
  * <p>A coroutine interrupted while it holds a connection (its request was cancelled or timed out) is not
  * interrupted in the middle of a statement, which would break the connection: the interrupt waits until
@@ -46,6 +45,7 @@ import java.util.concurrent.CancellationException;
 public class LoopBoundDataSource extends HikariDataSource {
 
     private final IOManager io;
+    private final Database database;
     private final String name;
     private final HikariDataSource @Nullable [] pools; // null only during HikariConfig's constructor
     private final LoopGate[] gates;
@@ -55,23 +55,26 @@ public class LoopBoundDataSource extends HikariDataSource {
     public static final Duration DEFAULT_CANCEL_STATEMENTS_AFTER = Duration.ofSeconds(1);
 
     /**
-     * @param template a PostgreSQL pool configuration with a {@code jdbcUrl}: what each loop's pool is made from
+     * @param template a PostgreSQL, MariaDB or MySQL pool configuration with a {@code jdbcUrl}: what each
+     *                 loop's pool is made from
      * @param io       the IOManager whose loops carry the connections; it must be running when the first
      *                 connection is asked for (the owner of the IOManager starts it, this data source does not)
-     * @throws IllegalArgumentException if {@code template} is no {@code jdbc:postgresql:} URL configuration,
-     *         or already names a socket factory
+     * @throws IllegalArgumentException if {@code template} has no {@code jdbc:postgresql:}, {@code jdbc:mariadb:}
+     *         or {@code jdbc:mysql:} URL, or already names a socket factory (see {@link #unsupportedReason})
      */
     public LoopBoundDataSource(HikariConfig template, IOManager io) {
         this(template, io, DEFAULT_CANCEL_STATEMENTS_AFTER);
     }
 
     /**
-     * @param template              a PostgreSQL pool configuration with a {@code jdbcUrl}: what each loop's pool is made from
+     * @param template              a PostgreSQL, MariaDB or MySQL pool configuration with a {@code jdbcUrl}: what
+     *                              each loop's pool is made from
      * @param io                    the IOManager whose loops carry the connections
      * @param cancelStatementsAfter how long a statement may run on after its coroutine was interrupted before
      *                              it is cancelled on the server ({@code >= 0})
-     * @throws IllegalArgumentException if {@code template} is no {@code jdbc:postgresql:} URL configuration,
-     *         or already names a socket factory, or {@code cancelStatementsAfter} is negative
+     * @throws IllegalArgumentException if {@code template} has no {@code jdbc:postgresql:}, {@code jdbc:mariadb:}
+     *         or {@code jdbc:mysql:} URL, or already names a socket factory (see {@link #unsupportedReason}), or
+     *         {@code cancelStatementsAfter} is negative
      */
     public LoopBoundDataSource(HikariConfig template, IOManager io, Duration cancelStatementsAfter) {
         String reason = unsupportedReason(template);
@@ -80,8 +83,9 @@ public class LoopBoundDataSource extends HikariDataSource {
         }
         template.copyStateTo(this);
         this.io = io;
+        this.database = java.util.Objects.requireNonNull(Database.of(template.getJdbcUrl(), template.getDriverClassName()));
         this.canceller = new StatementCanceller(io, Arguments.nonNegative("cancelStatementsAfter",
-                cancelStatementsAfter));
+                cancelStatementsAfter), c -> database.cancel(c, this));
         int loops = io.threads();
         int total = template.getMaximumPoolSize();
         String base = template.getPoolName() != null ? template.getPoolName() : "HikariPool";
@@ -92,7 +96,7 @@ public class LoopBoundDataSource extends HikariDataSource {
             HikariDataSource pool = new HikariDataSource();
             template.copyStateTo(pool);
             pool.setPoolName(base + "-loop" + i);
-            pool.setJdbcUrl(withSocketFactory(template.getJdbcUrl(), io.name() + "/" + i));
+            database.bind(pool, template, io, i);
             pool.setMaximumPoolSize(share(total, loops, i));
             if (template.getMinimumIdle() >= 0) {
                 pool.setMinimumIdle(Math.min(share(template.getMinimumIdle(), loops, i), pool.getMaximumPoolSize()));
@@ -111,21 +115,37 @@ public class LoopBoundDataSource extends HikariDataSource {
 
     /**
      * Why {@code config} cannot be bound to the loops, or {@code null} when it can: a
-     * {@code jdbc:postgresql:} URL, no data source class or instance, no socket factory of its own.
+     * {@code jdbc:postgresql:}, {@code jdbc:mariadb:} or {@code jdbc:mysql:} URL (with MariaDB's driver, if
+     * named, a {@code jdbc:mysql:} URL is MariaDB's), whose driver is on the class path, no data source
+     * class or instance, no socket factory of its own.
      */
     public static @Nullable String unsupportedReason(HikariConfig config) {
         String url = config.getJdbcUrl();
         if (config.getDataSource() != null || config.getDataSourceClassName() != null) {
             return "it is configured with a DataSource (class) instead of a JDBC URL";
         }
-        if (url == null || !url.startsWith("jdbc:postgresql:")) {
-            return "its JDBC URL '" + url + "' is not a PostgreSQL one (jdbc:postgresql:...)";
+        Database database = Database.of(url, config.getDriverClassName());
+        if (database == null) {
+            return "its JDBC URL '" + url + "'" + (config.getDriverClassName() == null ? "" : " with driver "
+                    + config.getDriverClassName()) + " is none of PostgreSQL's (jdbc:postgresql:), MariaDB's "
+                    + "(jdbc:mariadb:) or MySQL's (jdbc:mysql:)";
         }
-        if (url.toLowerCase(Locale.ROOT).contains("socketfactory=")
-                || config.getDataSourceProperties().containsKey("socketFactory")) {
+        if (!onClassPath(database.driverClassName())) {
+            return "its driver, " + database.driverClassName() + ", is not on the class path";
+        }
+        if (Database.namesSocketFactory(config)) {
             return "it names a socket factory of its own";
         }
         return null;
+    }
+
+    private static boolean onClassPath(String className) {
+        try {
+            Class.forName(className, false, LoopBoundDataSource.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
     }
 
     /** The {@code i}-th of {@code n} parts of {@code total}, the first ones one larger; at least 1. */
@@ -133,9 +153,9 @@ public class LoopBoundDataSource extends HikariDataSource {
         return Math.max(1, total / n + (i < total % n ? 1 : 0));
     }
 
-    static String withSocketFactory(String url, String arg) {
-        return url + (url.indexOf('?') >= 0 ? "&" : "?") + "socketFactory=" + LoopSocketFactory.class.getName()
-                + "&socketFactoryArg=" + URLEncoder.encode(arg, StandardCharsets.UTF_8);
+    /** The pool of the caller's loop: for a connection outside the borrow protocol (MySQL's cancel). */
+    HikariDataSource poolOfCaller() throws SQLException {
+        return poolsOrNone()[loop()];
     }
 
     /**

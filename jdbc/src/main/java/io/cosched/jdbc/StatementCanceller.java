@@ -3,7 +3,6 @@ package io.cosched.jdbc;
 import io.cosched.IOManager;
 import io.cosched.Timer;
 import org.jspecify.annotations.Nullable;
-import org.postgresql.PGConnection;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -13,23 +12,31 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Ends the statement of a borrow whose coroutine was interrupted, if it runs on for longer than
- * {@code cancelAfter}: a PostgreSQL cancel request (the driver's {@link PGConnection#cancelQuery()}, over a
- * connection of its own), sent from a coroutine when the loop's timer fires. The driver then fails the
- * statement with SQLState 57014 and the connection stays usable. Counts what it did, for the data source's
- * numbers.
+ * {@code cancelAfter}: the database's cancel (PostgreSQL's cancel request, MariaDB's and MySQL's
+ * {@code KILL QUERY}, each over a connection of its own; see {@link Database#cancel}), sent from a
+ * coroutine when the loop's timer fires. The driver then fails the statement (SQLState 57014 on
+ * PostgreSQL, 70100 on MariaDB and MySQL) and the connection stays usable. Counts what it did, for the
+ * data source's numbers.
  */
 final class StatementCanceller {
 
     private static final System.Logger LOG = System.getLogger(StatementCanceller.class.getName());
 
+    /** How one database cancels the statement a connection runs. */
+    interface Cancel {
+        void cancel(Connection connection) throws SQLException;
+    }
+
     private final IOManager io;
     private final Duration cancelAfter;
+    private final Cancel how;
     private final LongAdder deferred = new LongAdder();
     private final LongAdder cancelled = new LongAdder();
 
-    StatementCanceller(IOManager io, Duration cancelAfter) {
+    StatementCanceller(IOManager io, Duration cancelAfter, Cancel how) {
         this.io = io;
         this.cancelAfter = cancelAfter;
+        this.how = how;
     }
 
     /** An interrupt of a borrower was held back until its connection is back in the pool. */
@@ -59,7 +66,7 @@ final class StatementCanceller {
     /** Asks the server to cancel the statement {@code connection} runs now; blocks for one round trip. */
     void cancel(Connection connection) {
         try {
-            connection.unwrap(PGConnection.class).cancelQuery();
+            how.cancel(connection);
             cancelled.increment();
             LOG.log(System.Logger.Level.DEBUG, () -> "cancelled the statement of " + connection
                     + ": its request was cancelled " + cancelAfter.toMillis() + " ms before and it still ran");

@@ -66,10 +66,11 @@ class LoopBoundDataSourceTest {
     }
 
     @Test
-    void onlyAPostgresUrlWithoutASocketFactoryOfItsOwnCanBeBound() {
+    void onlyAPostgresMariaDbOrMySqlUrlWithoutASocketFactoryOfItsOwnCanBeBound() {
         HikariConfig h2 = new HikariConfig();
         h2.setJdbcUrl("jdbc:h2:mem:x");
-        assertThat(LoopBoundDataSource.unsupportedReason(h2)).contains("is not a PostgreSQL one");
+        assertThat(LoopBoundDataSource.unsupportedReason(h2)).contains("is none of PostgreSQL's (jdbc:postgresql:), "
+                + "MariaDB's (jdbc:mariadb:) or MySQL's (jdbc:mysql:)");
         HikariConfig own = postgres(4);
         own.setJdbcUrl(own.getJdbcUrl() + "&socketFactory=com.example.Mine");
         assertThat(LoopBoundDataSource.unsupportedReason(own)).isEqualTo("it names a socket factory of its own");
@@ -78,7 +79,44 @@ class LoopBoundDataSourceTest {
         assertThat(LoopBoundDataSource.unsupportedReason(byClass)).contains("DataSource (class) instead of a JDBC URL");
         assertThat(LoopBoundDataSource.unsupportedReason(postgres(4))).isNull();
         assertThatThrownBy(() -> new LoopBoundDataSource(h2, io)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageStartingWith("template: its JDBC URL 'jdbc:h2:mem:x' is not a PostgreSQL one");
+                .hasMessageStartingWith("template: its JDBC URL 'jdbc:h2:mem:x' is none of");
+        HikariConfig otherDriver = config("jdbc:mysql://db/app");
+        otherDriver.setDriverClassName("org.postgresql.Driver");
+        assertThat(LoopBoundDataSource.unsupportedReason(otherDriver)).contains("with driver org.postgresql.Driver is none of");
+        assertThat(LoopBoundDataSource.unsupportedReason(config("jdbc:mariadb://db/app"))).isNull();
+        assertThat(LoopBoundDataSource.unsupportedReason(config("jdbc:mysql://db/app"))).isNull();
+    }
+
+    @Test
+    void eachDriversPoolsOpenTheirConnectionsOnTheirOwnLoop() {
+        try (LoopBoundDataSource maria = new LoopBoundDataSource(config("jdbc:mariadb://db:3306/app?useSsl=false"), io)) {
+            assertThat(maria.pools()).extracting(HikariDataSource::getJdbcUrl).containsExactly(
+                    "jdbc:mariadb://db:3306/app?useSsl=false&socketFactory=io.cosched.jdbc.MariaDbLoopSockets&coschedLoop=ds-io%2F0",
+                    "jdbc:mariadb://db:3306/app?useSsl=false&socketFactory=io.cosched.jdbc.MariaDbLoopSockets&coschedLoop=ds-io%2F1",
+                    "jdbc:mariadb://db:3306/app?useSsl=false&socketFactory=io.cosched.jdbc.MariaDbLoopSockets&coschedLoop=ds-io%2F2");
+        }
+        // MariaDB's driver named with a jdbc:mysql: URL is MariaDB's
+        HikariConfig mariaAsMySql = config("jdbc:mysql://db/app");
+        mariaAsMySql.setDriverClassName("org.mariadb.jdbc.Driver");
+        try (LoopBoundDataSource ds = new LoopBoundDataSource(mariaAsMySql, io)) {
+            assertThat(ds.pools().get(0).getJdbcUrl()).contains("socketFactory=io.cosched.jdbc.MariaDbLoopSockets");
+        }
+        try (LoopBoundDataSource mysql = new LoopBoundDataSource(config("jdbc:mysql://db/app"), io)) {
+            assertThat(mysql.pools()).extracting(HikariDataSource::getJdbcUrl)
+                    .allMatch(u -> u.equals("jdbc:mysql://db/app?socketFactory=io.cosched.jdbc.MySqlLoopSockets"));
+            // Connector/J hands its socket factory no option of ours: each pool's DataSource names the loop
+            assertThat(mysql.pools()).extracting(p -> p.getDataSource().toString()).containsExactly(
+                    "MySqlLoopSockets.Connecting[LoopSocketFactory[ds-io/0]]",
+                    "MySqlLoopSockets.Connecting[LoopSocketFactory[ds-io/1]]",
+                    "MySqlLoopSockets.Connecting[LoopSocketFactory[ds-io/2]]");
+        }
+    }
+
+    private static HikariConfig config(String url) {
+        HikariConfig c = new HikariConfig();
+        c.setJdbcUrl(url);
+        c.setMaximumPoolSize(3);
+        return c;
     }
 
     @Test

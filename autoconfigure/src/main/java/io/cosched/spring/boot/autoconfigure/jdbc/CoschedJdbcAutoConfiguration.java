@@ -24,13 +24,13 @@ import org.springframework.core.annotation.Order;
 import javax.sql.DataSource;
 
 /**
- * PostgreSQL over HikariCP on cosched's event loops: the application's Hikari {@code DataSource}
+ * PostgreSQL, MariaDB and MySQL over HikariCP on cosched's event loops: the application's Hikari {@code DataSource}
  * (Spring Boot's, from {@code spring.datasource.*}, or its own) becomes a {@link LoopBoundDataSource}
  * with one pool per loop, so that a coroutine's query is answered on its own loop. Off with
  * {@code cosched.jdbc.enabled=false}.
  */
 @AutoConfiguration(after = CoschedAutoConfiguration.class)
-@ConditionalOnClass(value = {HikariDataSource.class, LoopBoundDataSource.class}, name = "org.postgresql.Driver")
+@ConditionalOnClass({HikariDataSource.class, LoopBoundDataSource.class})
 @ConditionalOnBean(IOManager.class)
 @ConditionalOnBooleanProperty(name = "cosched.jdbc.enabled", matchIfMissing = true)
 public final class CoschedJdbcAutoConfiguration {

@@ -10,7 +10,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 
 /**
- * Puts a HikariCP {@code DataSource} bean for PostgreSQL on cosched's event loops: once Spring Boot
+ * Puts a HikariCP {@code DataSource} bean for PostgreSQL, MariaDB or MySQL on cosched's event loops: once Spring Boot
  * (or the application) has configured it, it is replaced by a {@link LoopBoundDataSource} made from
  * its configuration. One that cannot be (another database, started already, a data source class
  * instead of a URL, a socket factory of its own) is left as it is, and the log says why at INFO.
@@ -32,16 +32,8 @@ final class LoopBoundDataSourcePostProcessor implements BeanPostProcessor {
         if (!(bean instanceof HikariDataSource hikari) || bean instanceof LoopBoundDataSource) {
             return bean;
         }
-        String url = hikari.getJdbcUrl();
-        boolean postgres = url != null && url.startsWith("jdbc:postgresql:")
-                || "org.postgresql.ds.PGSimpleDataSource".equals(hikari.getDataSourceClassName());
-        String reason;
-        if (!postgres) {
-            reason = "cosched binds PostgreSQL only, and its JDBC URL is '" + url + "'";
-        } else {
-            reason = hikari.getHikariPoolMXBean() != null ? "its pool has started already"
-                    : LoopBoundDataSource.unsupportedReason(hikari);
-        }
+        String reason = hikari.getHikariPoolMXBean() != null ? "its pool has started already"
+                : LoopBoundDataSource.unsupportedReason(hikari);
         IOManager manager = io.getIfUnique();
         if (reason == null && manager == null) {
             reason = "there is no single IOManager bean";
@@ -49,7 +41,7 @@ final class LoopBoundDataSourcePostProcessor implements BeanPostProcessor {
         if (reason != null) {
             LOG.info("DataSource '" + beanName + "' is not on cosched's event loops: " + reason + ". Its connections "
                     + "use the JDK's sockets, whose waits a JDK poller thread ends (cosched puts a HikariCP pool for "
-                    + "PostgreSQL configured by URL on its event loops; docs/io.md)");
+                    + "PostgreSQL, MariaDB or MySQL configured by URL on its event loops; docs/io.md)");
             return bean;
         }
         CoschedProperties p = properties.getIfAvailable();

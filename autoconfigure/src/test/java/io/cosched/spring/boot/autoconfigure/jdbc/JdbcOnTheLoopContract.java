@@ -7,7 +7,7 @@ import io.cosched.IOManager;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
 import io.cosched.jdbc.LoopBoundDataSource;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -40,35 +40,82 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * Spring Boot's DataSource for PostgreSQL on cosched's loops, against the real server {@code .ci/run}
- * starts (skipped with the reason where none is configured; {@code LoopBoundDataSourceTest} and the
- * core's {@code LoopSocketTest} run without it).
+ * What Spring Boot's DataSource on cosched's loops does, whatever the database: each subclass runs it
+ * against the real server {@code .ci/run} starts, through one driver (skipped with the reason where
+ * none is configured; {@code LoopBoundDataSourceTest} and the core's {@code LoopSocketTest} run
+ * without it). The SQL that differs between databases, the subclasses give.
  */
 @Timeout(120)
-class CoschedJdbcAutoConfigurationTest {
+abstract class JdbcOnTheLoopContract {
 
-    private static final String URL = System.getenv("COSCHED_TEST_POSTGRES_URL");
-    private static final String USER = System.getenv().getOrDefault("COSCHED_TEST_POSTGRES_USER", "cosched");
-    private static final String PASSWORD = System.getenv().getOrDefault("COSCHED_TEST_POSTGRES_PASSWORD", "cosched");
-    private static final String RESTART = System.getenv("COSCHED_TEST_POSTGRES_RESTART");
-    private static final String APP = "cosched-jdbc-test";
+    /** The server's JDBC URL for this driver, or {@code null} when no server is configured. */
+    abstract String url();
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(CoschedAutoConfiguration.class, CoschedJdbcAutoConfiguration.class,
-                    DataSourceAutoConfiguration.class, JdbcTemplateAutoConfiguration.class, JdbcClientAutoConfiguration.class))
-            .withPropertyValues("spring.datasource.url=" + URL + "?ApplicationName=" + APP,
-                    "spring.datasource.username=" + USER, "spring.datasource.password=" + PASSWORD,
-                    "spring.datasource.hikari.maximum-pool-size=4", "spring.datasource.hikari.connection-timeout=3000",
-                    "cosched.io.threads=2", "cosched.stall.threshold=0");
+    abstract String user();
 
-    @BeforeAll
-    static void needsPostgres() {
-        assumeTrue(URL != null, "COSCHED_TEST_POSTGRES_URL is not set: .ci/run starts PostgreSQL on loopback and sets it");
+    abstract String password();
+
+    /** The shell command that restarts the server, or {@code null}. */
+    abstract String restart();
+
+    /** URL parameters that every test's pool adds (a name the fault tests find its connections by). */
+    abstract String tagParameters();
+
+    /** One row, one column: the integer parameter. */
+    abstract String selectIntParameter();
+
+    /** A statement that sleeps for {@code seconds}. */
+    abstract String sleep(String seconds);
+
+    /** One row, one column: the server's id of this connection. */
+    abstract String connectionId();
+
+    /** One row, first column: the server's id of this connection, answered after {@code seconds}. */
+    abstract String connectionIdAfter(String seconds);
+
+    /** The SQLState of a statement cancelled on the server. */
+    abstract String cancelledSqlState();
+
+    /** Ends every connection of the tests' pools from {@code admin}'s; returns how many it ended. */
+    abstract int terminateTaggedConnections(Connection admin) throws Exception;
+
+    /** URL parameters that turn TLS on (the server's certificate is self-signed). */
+    abstract String tlsParameters();
+
+    /** Whether {@code connection} is encrypted, as the server sees it. */
+    abstract boolean encrypted(Connection connection) throws Exception;
+
+    /** URL parameters for a socket timeout of about half a second (in the driver's unit). */
+    abstract String socketTimeoutParameters();
+
+    /** The name the URL gives to the driver the application brings. */
+    abstract String driverName();
+
+    private ApplicationContextRunner runner;
+
+    ApplicationContextRunner runner() {
+        return runner;
+    }
+
+    @BeforeEach
+    void needsServer() {
+        assumeTrue(url() != null, driverName() + ": no server URL is set: .ci/run starts one on loopback and sets it");
+        runner = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(CoschedAutoConfiguration.class, CoschedJdbcAutoConfiguration.class,
+                        DataSourceAutoConfiguration.class, JdbcTemplateAutoConfiguration.class, JdbcClientAutoConfiguration.class))
+                .withPropertyValues("spring.datasource.url=" + withParameters(url(), tagParameters()),
+                        "spring.datasource.username=" + user(), "spring.datasource.password=" + password(),
+                        "spring.datasource.hikari.maximum-pool-size=4", "spring.datasource.hikari.connection-timeout=3000",
+                        "cosched.io.threads=2", "cosched.stall.threshold=0");
+    }
+
+    static String withParameters(String url, String parameters) {
+        return url + (url.indexOf('?') >= 0 ? "&" : "?") + parameters;
     }
 
     @Test
     void springBootsHikariDataSourceBecomesOnePoolPerLoop() {
-        runner.run(context -> {
+        runner().run(context -> {
             DataSource ds = context.getBean(DataSource.class);
             assertThat(ds).isInstanceOf(LoopBoundDataSource.class).isInstanceOf(HikariDataSource.class);
             LoopBoundDataSource bound = (LoopBoundDataSource) ds;
@@ -80,7 +127,7 @@ class CoschedJdbcAutoConfigurationTest {
 
     @Test
     void aCoroutinesQueriesUseItsOwnLoopsPoolAndOnlyThatLoopResumesIt() {
-        runner.run(context -> {
+        runner().run(context -> {
             IOManager io = context.getBean(IOManager.class);
             JdbcClient jdbc = context.getBean(JdbcClient.class);
             LoopBoundDataSource bound = context.getBean(LoopBoundDataSource.class);
@@ -98,11 +145,11 @@ class CoschedJdbcAutoConfigurationTest {
         });
     }
 
-    private static int queries(IOManager io, JdbcClient jdbc, int loop, int n) throws Exception {
+    private int queries(IOManager io, JdbcClient jdbc, int loop, int n) throws Exception {
         return io.spawnOn(loop, () -> {
             int sum = 0;
             for (int i = 1; i <= n; i++) {
-                sum += jdbc.sql("SELECT ?::int").param(i).query(Integer.class).single();
+                sum += jdbc.sql(selectIntParameter()).param(i).query(Integer.class).single();
             }
             return sum;
         }).join();
@@ -110,7 +157,7 @@ class CoschedJdbcAutoConfigurationTest {
 
     @Test
     void hikarisMetersReportEachLoopsPool() {
-        runner.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
+        runner().withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
                         CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
                         DataSourcePoolMetricsAutoConfiguration.class))
                 .run(context -> {
@@ -132,7 +179,7 @@ class CoschedJdbcAutoConfigurationTest {
 
     @Test
     void anInterruptedCoroutineFinishesItsStatementKeepsItsConnectionAndIsInterruptedAfterwards() {
-        runner.run(context -> {
+        runner().run(context -> {
             IOManager io = context.getBean(IOManager.class);
             LoopBoundDataSource ds = context.getBean(LoopBoundDataSource.class);
             java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
@@ -142,7 +189,7 @@ class CoschedJdbcAutoConfigurationTest {
                 boolean interruptedInside;
                 try (Connection conn = ds.getConnection(); Statement s = conn.createStatement()) {
                     running.countDown();
-                    try (ResultSet rs = s.executeQuery("SELECT pg_backend_pid() FROM pg_sleep(0.4)")) {
+                    try (ResultSet rs = s.executeQuery(connectionIdAfter("0.4"))) {
                         rs.next();
                         during = rs.getInt(1);
                     }
@@ -163,7 +210,9 @@ class CoschedJdbcAutoConfigurationTest {
 
     @Test
     void aStatementThatRunsOnPastTheGraceIsCancelledOnTheServerAndTheConnectionStaysUsable() {
-        runner.withPropertyValues("cosched.jdbc.cancel-statements-after=100ms").run(context -> {
+        // one connection per loop: "the same connection" after the cancel means it was not broken and replaced
+        runner().withPropertyValues("cosched.jdbc.cancel-statements-after=100ms", "spring.datasource.hikari.maximum-pool-size=2")
+                .run(context -> {
             IOManager io = context.getBean(IOManager.class);
             LoopBoundDataSource ds = context.getBean(LoopBoundDataSource.class);
             java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
@@ -173,7 +222,7 @@ class CoschedJdbcAutoConfigurationTest {
                 long started = System.nanoTime();
                 try (Connection conn = ds.getConnection(); Statement s = conn.createStatement()) {
                     running.countDown();
-                    s.execute("SELECT pg_sleep(30)");
+                    s.execute(sleep("30"));
                     outcome = "not cancelled";
                 } catch (java.sql.SQLException e) {
                     outcome = e.getSQLState();
@@ -187,22 +236,23 @@ class CoschedJdbcAutoConfigurationTest {
             eventually(Duration.ofSeconds(10), () -> c.state() == CoroutineState.WAITING, c::toString);
             c.interrupt();
             assertThat(c.toFuture().get(30, TimeUnit.SECONDS))
-                    .isEqualTo("57014 within 5 s true, interrupted true, same connection true");
+                    .isEqualTo(cancelledSqlState() + " within 5 s true, interrupted true, same connection true");
             assertThat(ds.statementsCancelled()).isEqualTo(1);
             assertThat(ds.pools().get(0).getHikariPoolMXBean().getTotalConnections()).as("none broken, none added").isEqualTo(1);
+            assertThat(ds.pools().get(0).getMaximumPoolSize()).isEqualTo(1);
         });
     }
 
     @Test
     void aCancelDueAfterTheBorrowEndedNeverReachesTheNextBorrowersStatement() {
-        runner.withPropertyValues("cosched.jdbc.cancel-statements-after=300ms").run(context -> {
+        runner().withPropertyValues("cosched.jdbc.cancel-statements-after=300ms").run(context -> {
             IOManager io = context.getBean(IOManager.class);
             LoopBoundDataSource ds = context.getBean(LoopBoundDataSource.class);
             java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
             Coroutine<Void> first = io.spawnOn(0, () -> {
                 try (Connection conn = ds.getConnection(); Statement s = conn.createStatement()) {
                     running.countDown();
-                    s.execute("SELECT pg_sleep(0.2)");
+                    s.execute(sleep("0.2"));
                 }
                 return null;
             });
@@ -213,7 +263,7 @@ class CoschedJdbcAutoConfigurationTest {
             // the first borrow ended before its cancel was due: the same loop's connection now runs another statement
             String next = io.spawnOn(0, () -> {
                 try (Connection conn = ds.getConnection(); Statement s = conn.createStatement()) {
-                    s.execute("SELECT pg_sleep(0.6)");
+                    s.execute(sleep("0.6"));
                     return "ran to the end";
                 } catch (java.sql.SQLException e) {
                     return e.getSQLState();
@@ -224,9 +274,9 @@ class CoschedJdbcAutoConfigurationTest {
         });
     }
 
-    private static int pid(DataSource ds) throws java.sql.SQLException {
+    private int pid(DataSource ds) throws java.sql.SQLException {
         try (Connection conn = ds.getConnection(); Statement s = conn.createStatement();
-             ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
+             ResultSet rs = s.executeQuery(connectionId())) {
             rs.next();
             return rs.getInt(1);
         }
@@ -234,28 +284,66 @@ class CoschedJdbcAutoConfigurationTest {
 
     @Test
     void offWhenTurnedOff() {
-        runner.withPropertyValues("cosched.jdbc.enabled=false").run(context ->
+        runner().withPropertyValues("cosched.jdbc.enabled=false").run(context ->
                 assertThat(context.getBean(DataSource.class)).isNotInstanceOf(LoopBoundDataSource.class));
     }
 
     @Test
-    void terminatedConnectionsFailTheirQueriesWithSQLExceptionsAndArReplaced() {
+    void terminatedConnectionsFailTheirQueriesWithSQLExceptionsAndAreReplaced() {
         underLoad(() -> {
-            try (Connection admin = DriverManager.getConnection(URL, USER, PASSWORD); Statement s = admin.createStatement();
-                 ResultSet rs = s.executeQuery("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                         + "WHERE application_name = '" + APP + "'")) {
-                rs.next();
-                assertThat(rs.getInt(1)).isPositive();
+            try (Connection admin = DriverManager.getConnection(url(), user(), password())) {
+                assertThat(terminateTaggedConnections(admin)).isPositive();
             }
         });
     }
 
     @Test
-    void aPostgresRestartMidLoadFailsQueriesThenThePoolsRecover() {
-        assumeTrue(RESTART != null, "COSCHED_TEST_POSTGRES_RESTART is not set (.ci/services.sh sets it); "
-                + "terminatedConnectionsFailTheirQueriesWithSQLExceptionsAndArReplaced covers the same without a restart");
+    void tlsConnectionsLiveOnTheLoopsToo() {
+        runner().withPropertyValues("spring.datasource.url=" + withParameters(url(), tagParameters() + "&" + tlsParameters()))
+                .run(context -> {
+                    IOManager io = context.getBean(IOManager.class);
+                    LoopBoundDataSource ds = context.getBean(LoopBoundDataSource.class);
+                    JdbcClient jdbc = context.getBean(JdbcClient.class);
+                    queries(io, jdbc, 1, 3);
+                    long remote = io.carrierStats().get(1).remoteWakeups();
+                    assertThat(queries(io, jdbc, 1, 20)).isEqualTo(20 * 21 / 2);
+                    assertThat(io.carrierStats().get(1).remoteWakeups() - remote).isZero();
+                    assertThat(io.spawnOn(1, () -> {
+                        try (Connection c = ds.getConnection()) {
+                            return encrypted(c);
+                        }
+                    }).join()).as("encrypted").isTrue();
+                });
+    }
+
+    @Test
+    void aSocketTimeoutFailsTheStatementWithTheDriversExceptionAndThePoolGoesOn() {
+        runner().withPropertyValues("spring.datasource.url=" + withParameters(url(), tagParameters() + "&"
+                + socketTimeoutParameters())).run(context -> {
+            IOManager io = context.getBean(IOManager.class);
+            JdbcClient jdbc = context.getBean(JdbcClient.class);
+            String outcome = io.spawnOn(0, () -> {
+                long started = System.nanoTime();
+                try {
+                    jdbc.sql(sleep("5")).query().listOfRows();
+                    return "answered";
+                } catch (DataAccessException e) {
+                    long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+                    return "failed within 4 s " + (ms < 4000) + " with an SQLException "
+                            + (e.getCause() instanceof java.sql.SQLException);
+                }
+            }).join();
+            assertThat(outcome).isEqualTo("failed within 4 s true with an SQLException true");
+            assertThat(queries(io, jdbc, 0, 3)).isEqualTo(6);
+        });
+    }
+
+    @Test
+    void aServerRestartMidLoadFailsQueriesThenThePoolsRecover() {
+        assumeTrue(restart() != null, driverName() + ": no restart command is set (.ci/services.sh sets it); "
+                + "terminatedConnectionsFailTheirQueriesWithSQLExceptionsAndAreReplaced covers the same without a restart");
         underLoad(() -> {
-            Process p = new ProcessBuilder("sh", "-c", RESTART).redirectErrorStream(true).start();
+            Process p = new ProcessBuilder("sh", "-c", restart()).redirectErrorStream(true).start();
             String out = new String(p.getInputStream().readAllBytes());
             assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
             assertThat(p.exitValue()).as(out).isZero();
@@ -285,7 +373,7 @@ class CoschedJdbcAutoConfigurationTest {
      * once the pools have their connections back the answers are resumed by the coroutines' own loops.
      */
     private void underLoad(Fault fault) {
-        runner.run(context -> {
+        runner().run(context -> {
             IOManager io = context.getBean(IOManager.class);
             JdbcClient jdbc = context.getBean(JdbcClient.class);
             int workers = 8;
@@ -300,7 +388,7 @@ class CoschedJdbcAutoConfigurationTest {
                     while (!stop.get()) {
                         boolean after = struck.get();
                         try {
-                            jdbc.sql("SELECT pg_sleep(0.005)").query().listOfRows();
+                            jdbc.sql(sleep("0.005")).query().listOfRows();
                             if (after) {
                                 afterFault.incrementAndGet(me);
                             }
