@@ -12,6 +12,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpDecoderConfig;
@@ -172,8 +173,10 @@ public final class LoopHttpClient implements AutoCloseable {
 
     /**
      * Sends one request and parks until the head of its final response has arrived, following
-     * redirects when the client does. The body is sent whole, with its length; {@code Host} is added
-     * unless {@code headers} has one. {@code headers} is not changed.
+     * redirects when the client does. The body is sent whole, with its length. {@code headers} become
+     * the request's own, not copied (a copy per call would cost every call): the client adds
+     * {@code Host} unless they have one, sets or removes {@code Content-Length} and removes
+     * {@code Transfer-Encoding}. Give each call headers of its own.
      *
      * @throws IOException as the JDK's own HTTP clients throw it (timeouts, refused connections, TLS)
      * @throws IllegalArgumentException if {@code uri} is not http(s) with a host
@@ -306,8 +309,10 @@ public final class LoopHttpClient implements AutoCloseable {
             target = target + "?" + uri.getRawQuery();
         }
         ByteBuf content = body.length == 0 ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(body);
-        FullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, target, content);
-        HttpHeaders h = req.headers().set(headers);
+        // the caller's headers are the request's (see exchange): no copy
+        FullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, target, content, headers,
+                EmptyHttpHeaders.INSTANCE);
+        HttpHeaders h = req.headers();
         if (!h.contains(HttpHeaderNames.HOST)) {
             h.set(HttpHeaderNames.HOST, key.hostHeader());
         }
