@@ -13,6 +13,7 @@
 #   bench_need_postgres      starts PostgreSQL on loopback (Debian package) unless COSCHED_TEST_POSTGRES_URL
 #                            is set, creates the benchmark's table there, and fills bench_pg_args: the
 #                            arguments that point a server at it
+#   bench_need_mariadb       the same for MariaDB (COSCHED_TEST_MARIADB_URL, bench_my_args)
 #   bench_ctxt PID           context switches of process PID so far, voluntary and not, over all its threads
 #   bench_cpu_ticks PID      CPU time of process PID so far (utime + stime, /proc/PID/stat fields 14 and 15), in clock ticks
 #   bench_steal_ticks / bench_total_ticks   the host's steal time and all its CPU time so far (/proc/stat), in ticks
@@ -116,6 +117,21 @@ bench_need_postgres() {
     || { echo "bench: could not create the benchmark's table in $COSCHED_TEST_POSTGRES_URL" >&2; return 1; }
   # the table exists once for every server: none re-creates it at start
   bench_pg_args=("--spring.datasource.url=$COSCHED_TEST_POSTGRES_URL" "--spring.datasource.username=$user"
+    "--spring.datasource.password=$password" "--spring.sql.init.mode=never")
+}
+
+bench_need_mariadb() {
+  if [ -z "${COSCHED_TEST_MARIADB_URL-}" ]; then
+    . .ci/postgres.sh # ci_apt_install
+    . .ci/mariadb.sh
+    ci_start_mariadb || { echo "bench: no MariaDB (see above)" >&2; return 1; }
+  fi
+  local user=${COSCHED_TEST_MARIADB_USER:-cosched} password=${COSCHED_TEST_MARIADB_PASSWORD:-cosched}
+  local hostport=${COSCHED_TEST_MARIADB_URL#jdbc:mariadb://}; hostport=${hostport%%/*}
+  local db=${COSCHED_TEST_MARIADB_URL##*/}; db=${db%%\?*}
+  mariadb -h "${hostport%:*}" -P "${hostport##*:}" -u "$user" -p"$password" "$db" < benchmarks/mariadb-items.sql \
+    || { echo "bench: could not create the benchmark's table in $COSCHED_TEST_MARIADB_URL" >&2; return 1; }
+  bench_my_args=("--spring.datasource.url=$COSCHED_TEST_MARIADB_URL" "--spring.datasource.username=$user"
     "--spring.datasource.password=$password" "--spring.sql.init.mode=never")
 }
 

@@ -13,8 +13,9 @@
 # carrier (virtual threads on its Netty loop, Micronaut's HttpClient). Every blocking Spring variant
 # calls the downstream stub with the RestClient from Spring Boot's builder (whatever request factory
 # its stack gives it) and, in the downstream-jdk scenario, with the JDK's HTTP client; it reads the
-# database with JdbcClient on Spring Boot's HikariCP DataSource: H2 in memory, or a real PostgreSQL on
-# loopback (started by this script from Debian's packages) for the postgres scenario.
+# database with JdbcClient on Spring Boot's HikariCP DataSource: H2 in memory, or a real PostgreSQL
+# (the postgres scenario) or MariaDB (the mariadb scenario, MariaDB Connector/J, the WebFlux
+# application's blocking variants only) on loopback, started by this script from Debian's packages.
 #
 # Each variant is its own JVM with the same flags and heap, started fresh every round (once per
 # database); variants are interleaved, each round starting one further on (A B C, B C A, C A B ...),
@@ -48,6 +49,7 @@ scenarios=(
   "downstream-jdk-200|/downstream-jdk|200|h2"
   "jdbc|/jdbc?id=7|100|h2"
   "postgres|/jdbc?id=7|100|pg"
+  "mariadb|/jdbc?id=7|100|my"
 )
 
 # Whether variant $1 runs scenario $2: the reactive stack has neither a JDK-client endpoint nor an H2
@@ -55,6 +57,9 @@ scenarios=(
 bench_runs() {
   case "$1:$2" in
     reactive:jdbc | reactive:downstream-jdk-200) return 1 ;;
+    # MariaDB: the WebFlux application's blocking variants (it has the MariaDB driver; no R2DBC MariaDB here)
+    cosched:mariadb | cosched-2loops:mariadb | cosched-fallback:mariadb | elastic:mariadb | virtual-threads:mariadb) ;;
+    *:mariadb) return 1 ;;
     cosched:hello-mono | cosched-actuator:hello-mono | virtual-threads:hello-mono) ;; # a Mono handler beside the blocking one
     *:hello-mono) return 1 ;;
     cosched-2loops:downstream-200 | cosched-2loops:postgres) ;;
@@ -72,8 +77,10 @@ for v in "${bench_variants[@]}"; do
 done
 [ ${#variants[@]} -gt 0 ] || { echo "bench: BENCH_VARIANTS names no variant" >&2; exit 1; }
 needs_pg=false
-for v in "${variants[@]}"; do bench_runs "$v" postgres && needs_pg=true; done
+needs_my=false
+for v in "${variants[@]}"; do bench_runs "$v" postgres && needs_pg=true; bench_runs "$v" mariadb && needs_my=true; done
 if $needs_pg; then bench_need_postgres; fi
+if $needs_my; then bench_need_mariadb; fi
 
 bench_build
 out="benchmarks/results/http-$(date +%Y%m%d-%H%M%S)"
@@ -86,6 +93,7 @@ mkdir -p "$out"
   echo "jdk: $("$JAVA" -version 2>&1 | head -n 1)"
   echo "wrk: $(wrk -v 2>&1 | head -n 1)"
   $needs_pg && echo "postgresql: $(psql --version 2>/dev/null | head -n 1), $COSCHED_TEST_POSTGRES_URL"
+  $needs_my && echo "mariadb: $(mariadb --version 2>/dev/null | head -n 1), $COSCHED_TEST_MARIADB_URL"
   echo "command: benchmarks/run.sh $*$($quick && echo --quick)${BENCH_VARIANTS:+ BENCH_VARIANTS=$BENCH_VARIANTS}${BENCH_SCENARIOS:+ BENCH_SCENARIOS=$BENCH_SCENARIOS}"
   echo "pinning: server on core $server_core, wrk and downstream stub on core $load_core; $bench_loops event loop(s) per server unless the variant says otherwise"
   echo "timing: $rounds rounds; per scenario ${warm}s warm-up (${first_warm}s for the first after a start) then ${measure}s measured"
@@ -112,14 +120,18 @@ for round in $(seq 1 "$rounds"); do
   shift_by=$(( (round - 1) % ${#variants[@]} ))
   order=("${variants[@]:shift_by}" "${variants[@]:0:shift_by}")
   for name in "${order[@]}"; do
-    for db in h2 pg; do
+    for db in h2 pg my; do
       mine=()
       for s in "${scenarios[@]}"; do
         IFS='|' read -r scenario _ _ sdb <<< "$s"
         if [ "$sdb" = "$db" ] && bench_runs "$name" "$scenario"; then mine+=("$s"); fi
       done
       [ ${#mine[@]} -gt 0 ] || continue
-      if [ "$db" = pg ]; then db_args=("${bench_pg_args[@]}"); else db_args=(); fi
+      case $db in
+        pg) db_args=("${bench_pg_args[@]}") ;;
+        my) db_args=("${bench_my_args[@]}") ;;
+        *) db_args=() ;;
+      esac
       bench_start "$name" "$out/server-$name-$db-$round.log" "${db_args[@]}"
       echo "round $round, $name on $db: $(curl -s localhost:18080/thread)"
       first=true
