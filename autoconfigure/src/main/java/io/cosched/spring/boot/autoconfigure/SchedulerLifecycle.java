@@ -3,7 +3,7 @@ package io.cosched.spring.boot.autoconfigure;
 import io.cosched.Scheduler;
 import io.cosched.SchedulerStats;
 import org.springframework.beans.factory.DisposableBean;
-import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.beans.factory.config.DestructionAwareBeanPostProcessor;
 import org.springframework.context.SmartLifecycle;
 
 import java.time.Duration;
@@ -86,14 +86,31 @@ final class SchedulerLifecycle implements SmartLifecycle, DisposableBean {
         return PHASE;
     }
 
-    /** Starts each {@link Scheduler} bean once it is initialised; a running one is left as it is. */
-    static final class Starter implements BeanPostProcessor {
+    /**
+     * Starts each {@link Scheduler} bean once it is initialised (a running one is left as it is), and
+     * stops one still running when its bean is destroyed: a context that fails to start after the
+     * schedulers did, before this lifecycle bean exists, would otherwise leave their (non-daemon)
+     * loop threads behind and the JVM running. After a normal stop they have stopped already.
+     */
+    static final class Starter implements DestructionAwareBeanPostProcessor {
         @Override
         public Object postProcessAfterInitialization(Object bean, String beanName) {
             if (bean instanceof Scheduler s && s.state() == SchedulerStats.State.NEW) {
                 s.start();
             }
             return bean;
+        }
+
+        @Override
+        public boolean requiresDestruction(Object bean) {
+            return bean instanceof Scheduler;
+        }
+
+        @Override
+        public void postProcessBeforeDestruction(Object bean, String beanName) {
+            if (bean instanceof Scheduler s) {
+                s.stop(Scheduler.DEFAULT_STOP_TIMEOUT);
+            }
         }
     }
 }

@@ -276,6 +276,26 @@ class CoschedAutoConfigurationTest {
     static class Minimal {
     }
 
+    @Test
+    void aContextThatFailsAfterTheSchedulersStartedLeavesNoLoopThreadBehind() {
+        runner.withPropertyValues("cosched.io.name=doomed-io", "cosched.io.threads=2")
+                .withUserConfiguration(FailsAfterTheSchedulers.class).run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).hasStackTraceContaining("doomed-io is RUNNING, then this bean fails");
+                });
+        // the threads end as their loops terminate, just after the stop returned
+        io.cosched.TestSupport.eventually(Duration.ofSeconds(10),
+                () -> threadNames().stream().noneMatch(n -> n.startsWith("doomed-io")), () -> threadNames().toString());
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class FailsAfterTheSchedulers {
+        @Bean
+        Object failing(IOManager io) {
+            throw new IllegalStateException(io.name() + " is " + io.state() + ", then this bean fails");
+        }
+    }
+
     private static List<String> threadNames() {
         return Thread.getAllStackTraces().keySet().stream().map(Thread::getName).toList();
     }
