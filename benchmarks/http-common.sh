@@ -13,7 +13,8 @@
 #   bench_need_postgres      starts PostgreSQL on loopback (Debian package) unless COSCHED_TEST_POSTGRES_URL
 #                            is set, creates the benchmark's table there, and fills bench_pg_args: the
 #                            arguments that point a server at it
-#   bench_need_mariadb       the same for MariaDB (COSCHED_TEST_MARIADB_URL, bench_my_args)
+#   bench_need_mariadb       the same for MariaDB (COSCHED_TEST_MARIADB_URL, bench_my_args; bench_mx_args: the
+#                            same server through MySQL Connector/J)
 #   bench_ctxt PID           context switches of process PID so far, voluntary and not, over all its threads
 #   bench_cpu_ticks PID      CPU time of process PID so far (utime + stime, /proc/PID/stat fields 14 and 15), in clock ticks
 #   bench_steal_ticks / bench_total_ticks   the host's steal time and all its CPU time so far (/proc/stat), in ticks
@@ -133,6 +134,9 @@ bench_need_mariadb() {
     || { echo "bench: could not create the benchmark's table in $COSCHED_TEST_MARIADB_URL" >&2; return 1; }
   bench_my_args=("--spring.datasource.url=$COSCHED_TEST_MARIADB_URL" "--spring.datasource.username=$user"
     "--spring.datasource.password=$password" "--spring.sql.init.mode=never")
+  # the same server through MySQL Connector/J
+  bench_mx_args=("--spring.datasource.url=jdbc:mysql:${COSCHED_TEST_MARIADB_URL#jdbc:mariadb:}"
+    "--spring.datasource.username=$user" "--spring.datasource.password=$password" "--spring.sql.init.mode=never")
 }
 
 bench_cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }

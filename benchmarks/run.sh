@@ -14,8 +14,9 @@
 # calls the downstream stub with the RestClient from Spring Boot's builder (whatever request factory
 # its stack gives it) and, in the downstream-jdk scenario, with the JDK's HTTP client; it reads the
 # database with JdbcClient on Spring Boot's HikariCP DataSource: H2 in memory, or a real PostgreSQL
-# (the postgres scenario) or MariaDB (the mariadb scenario, MariaDB Connector/J, the WebFlux
-# application's blocking variants only) on loopback, started by this script from Debian's packages.
+# (the postgres scenario) or MariaDB (the mariadb scenario with MariaDB Connector/J, the mysql scenario
+# with MySQL Connector/J; the WebFlux application's blocking variants only) on loopback, started by
+# this script from Debian's packages.
 #
 # Each variant is its own JVM with the same flags and heap, started fresh every round (once per
 # database); variants are interleaved, each round starting one further on (A B C, B C A, C A B ...),
@@ -50,6 +51,7 @@ scenarios=(
   "jdbc|/jdbc?id=7|100|h2"
   "postgres|/jdbc?id=7|100|pg"
   "mariadb|/jdbc?id=7|100|my"
+  "mysql|/jdbc?id=7|100|mx"
 )
 
 # Whether variant $1 runs scenario $2: the reactive stack has neither a JDK-client endpoint nor an H2
@@ -57,9 +59,11 @@ scenarios=(
 bench_runs() {
   case "$1:$2" in
     reactive:jdbc | reactive:downstream-jdk-200) return 1 ;;
-    # MariaDB: the WebFlux application's blocking variants (it has the MariaDB driver; no R2DBC MariaDB here)
+    # MariaDB, through MariaDB Connector/J and MySQL Connector/J: the WebFlux application's blocking
+    # variants (it has both drivers; no R2DBC MariaDB here)
     cosched:mariadb | cosched-2loops:mariadb | cosched-fallback:mariadb | elastic:mariadb | virtual-threads:mariadb) ;;
-    *:mariadb) return 1 ;;
+    cosched:mysql | cosched-2loops:mysql | cosched-fallback:mysql | elastic:mysql | virtual-threads:mysql) ;;
+    *:mariadb | *:mysql) return 1 ;;
     cosched:hello-mono | cosched-actuator:hello-mono | virtual-threads:hello-mono) ;; # a Mono handler beside the blocking one
     *:hello-mono) return 1 ;;
     cosched-2loops:downstream-200 | cosched-2loops:postgres) ;;
@@ -78,7 +82,10 @@ done
 [ ${#variants[@]} -gt 0 ] || { echo "bench: BENCH_VARIANTS names no variant" >&2; exit 1; }
 needs_pg=false
 needs_my=false
-for v in "${variants[@]}"; do bench_runs "$v" postgres && needs_pg=true; bench_runs "$v" mariadb && needs_my=true; done
+for v in "${variants[@]}"; do
+  bench_runs "$v" postgres && needs_pg=true
+  if bench_runs "$v" mariadb || bench_runs "$v" mysql; then needs_my=true; fi
+done
 if $needs_pg; then bench_need_postgres; fi
 if $needs_my; then bench_need_mariadb; fi
 
@@ -120,7 +127,7 @@ for round in $(seq 1 "$rounds"); do
   shift_by=$(( (round - 1) % ${#variants[@]} ))
   order=("${variants[@]:shift_by}" "${variants[@]:0:shift_by}")
   for name in "${order[@]}"; do
-    for db in h2 pg my; do
+    for db in h2 pg my mx; do
       mine=()
       for s in "${scenarios[@]}"; do
         IFS='|' read -r scenario _ _ sdb <<< "$s"
@@ -130,6 +137,7 @@ for round in $(seq 1 "$rounds"); do
       case $db in
         pg) db_args=("${bench_pg_args[@]}") ;;
         my) db_args=("${bench_my_args[@]}") ;;
+        mx) db_args=("${bench_mx_args[@]}") ;;
         *) db_args=() ;;
       esac
       bench_start "$name" "$out/server-$name-$db-$round.log" "${db_args[@]}"
