@@ -75,10 +75,6 @@ public abstract class CoroutineRuntime implements Scheduler {
         return STATES[state].name();
     }
 
-    final boolean isRunning() {
-        return state == RUNNING;
-    }
-
     /**
      * NEW, RUNNING, STOPPING, STOPPED, or FAILED when the scheduler should be running but a carrier
      * thread has died (an Error escaped it, or someone shut its loop down).

@@ -85,7 +85,7 @@ public final class IoRuntime extends CoroutineRuntime implements IOManager {
     /**
      * A one-loop group for a server's listening socket, made on first use: accepting runs on a thread
      * that carries no coroutine, so a stuck loop cannot stop new connections from coming in; they are
-     * registered with {@link #group()}, whose chooser skips stuck loops.
+     * registered with {@link #eventLoopGroup()}, whose chooser skips stuck loops.
      */
     @Override
     public synchronized EventLoopGroup acceptorGroup() {
@@ -316,8 +316,7 @@ public final class IoRuntime extends CoroutineRuntime implements IOManager {
         static final IoRuntime INSTANCE = create();
 
         private static IoRuntime create() {
-            IoRuntime io = new IoRuntime(new RuntimeSettings("cosched-go", Runtime.getRuntime().availableProcessors(),
-                    true, false, IOManager.DEFAULT_STALL_THRESHOLD.toNanos(), false, Transport.AUTO, false));
+            IoRuntime io = (IoRuntime) IOManager.builder().name("cosched-go").daemon(true).build(); // the builder's defaults
             io.startLoops(); // not listed as running: any IOManager a user starts comes first
             return io;
         }

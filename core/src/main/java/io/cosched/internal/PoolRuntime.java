@@ -41,10 +41,6 @@ public final class PoolRuntime extends CoroutineRuntime implements PoolScheduler
         }
     }
 
-    boolean useCaller() {
-        return useCaller;
-    }
-
     /** Carriers with a thread of their own. */
     private int ownThreads() {
         return useCaller ? carriers.length - 1 : carriers.length;

@@ -216,6 +216,13 @@ public class LoopBoundDataSource extends HikariDataSource {
                 long left = timeout.toMillis() - Duration.ofNanos(System.nanoTime() - started).toMillis();
                 c = running.getConnection(Math.max(1, left)); // what the wait in line left of the timeout
             } else {
+                // only before the pool runs: IOManager.state() looks at every carrier, too much for every query
+                SchedulerStats.State state = io.state();
+                if (state != SchedulerStats.State.RUNNING) {
+                    throw new SQLException("IOManager '" + io.name() + "' is " + state + " (expected: RUNNING): the "
+                            + "connections of data source '" + name + "' live on its loops; start it before the first query",
+                            "08001");
+                }
                 c = pool.getConnection(); // starts the pool
             }
             return borrow.lend(c);
@@ -231,11 +238,6 @@ public class LoopBoundDataSource extends HikariDataSource {
     }
 
     private int loop() throws SQLException {
-        SchedulerStats.State state = io.state();
-        if (state != SchedulerStats.State.RUNNING) {
-            throw new SQLException("IOManager '" + io.name() + "' is " + state + " (expected: RUNNING): the connections of "
-                    + "data source '" + name + "' live on its loops; start it before the first query", "08001");
-        }
         try {
             return io.loopForCaller();
         } catch (IllegalStateException e) {

@@ -70,31 +70,30 @@ public final class MySqlLoopSockets extends StandardSocketFactory {
 
         @Override
         public Connection getConnection() throws SQLException {
-            LoopSocketFactory before = CONNECTING.get();
-            CONNECTING.set(sockets);
-            try {
-                return driver.getConnection();
-            } finally {
-                restore(before);
-            }
+            return onThisLoop(driver::getConnection);
         }
 
         @Override
         public Connection getConnection(String username, String password) throws SQLException {
-            LoopSocketFactory before = CONNECTING.get();
-            CONNECTING.set(sockets);
-            try {
-                return driver.getConnection(username, password);
-            } finally {
-                restore(before);
-            }
+            return onThisLoop(() -> driver.getConnection(username, password));
         }
 
-        private static void restore(@Nullable LoopSocketFactory before) {
-            if (before == null) {
-                CONNECTING.remove();
-            } else {
-                CONNECTING.set(before);
+        private interface Connect {
+            Connection connect() throws SQLException;
+        }
+
+        /** Connects with this pool's loop named for the calling thread, and the thread's own loop back after. */
+        private Connection onThisLoop(Connect connect) throws SQLException {
+            @Nullable LoopSocketFactory before = CONNECTING.get();
+            CONNECTING.set(sockets);
+            try {
+                return connect.connect();
+            } finally {
+                if (before == null) {
+                    CONNECTING.remove();
+                } else {
+                    CONNECTING.set(before);
+                }
             }
         }
 

@@ -120,6 +120,19 @@ class LoopBoundDataSourceTest {
     }
 
     @Test
+    void anIOManagerThatWasNeverStartedIsNamedWithItsStateInsteadOfConnecting() {
+        IOManager idle = IOManager.builder().name("never-started").threads(1).build();
+        try (LoopBoundDataSource ds = new LoopBoundDataSource(postgres(2), idle)) {
+            assertThatThrownBy(ds::getConnection).isInstanceOf(java.sql.SQLException.class)
+                    .hasMessage("IOManager 'never-started' is NEW (expected: RUNNING): the connections of data source "
+                            + "'orders' live on its loops; start it before the first query");
+            assertThat(ds.pools().get(0).getHikariPoolMXBean()).as("no pool was started").isNull();
+        } finally {
+            idle.stop(java.time.Duration.ofSeconds(10));
+        }
+    }
+
+    @Test
     void aClosedDataSourceClosesEveryPoolAndRefusesConnections() {
         LoopBoundDataSource ds = new LoopBoundDataSource(postgres(3), io);
         ds.close();

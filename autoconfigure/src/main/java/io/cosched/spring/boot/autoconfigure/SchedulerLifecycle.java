@@ -16,8 +16,10 @@ import java.util.List;
  * one themselves. This lifecycle stops them after the web server: the server stops at
  * {@code WebServerApplicationContext.START_STOP_LIFECYCLE_PHASE} ({@code DEFAULT_PHASE - 2048}) and
  * drains gracefully one phase above; one phase below, in-flight requests finish on live loops and
- * only then do the loops stop. Should the context fail to start, {@link #destroy()} stops whatever
- * runs, so no loop thread outlives it.
+ * only then do the loops stop. A context closed without a stop is stopped by {@link #destroy()}, in
+ * the same order and with the same timeout; one that fails before this bean exists has its
+ * schedulers stopped by {@link Starter} as their beans are destroyed. Either way no loop thread
+ * outlives the context.
  */
 final class SchedulerLifecycle implements SmartLifecycle, DisposableBean {
 
