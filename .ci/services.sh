@@ -4,12 +4,15 @@
 #    that restarts the server (for the tests of a restart under load).
 #  - MariaDB on 127.0.0.1, database/user/password "cosched", TLS on; exports COSCHED_TEST_MARIADB_URL/
 #    _USER/_PASSWORD/_RESTART, for the MariaDB and MySQL drivers' tests (.ci/mariadb.sh).
+#  - Redis on 127.0.0.1 (port 6390, password "cosched", TLS on 6391); exports COSCHED_TEST_REDIS_URL/
+#    _TLS_URL/_RESTART, for the Redis tests (.ci/redis.sh).
 #  - Chromium and ChromeDriver for the dashboard's browser test.
 # Each step says what it did; a step that cannot be done (no root, no package) says why, and the
 # tests that need it skip with a reason instead of failing.
 
 . "$(dirname "${BASH_SOURCE[0]}")/postgres.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/mariadb.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/redis.sh"
 
 ci_install_chromium() {
   if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then
@@ -21,4 +24,5 @@ ci_install_chromium() {
 
 ci_start_postgres || echo "ci: no PostgreSQL; the real-database tests will skip" >&2
 ci_start_mariadb || echo "ci: no MariaDB; the MariaDB and MySQL driver tests will skip" >&2
+ci_start_redis || echo "ci: no Redis; the Redis tests against a real server will skip" >&2
 ci_install_chromium || echo "ci: no Chromium; the browser test will skip" >&2

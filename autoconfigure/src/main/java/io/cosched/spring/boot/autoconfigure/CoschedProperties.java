@@ -33,6 +33,8 @@ public class CoschedProperties {
 
     private final Jdbc jdbc = new Jdbc();
 
+    private final Redis redis = new Redis();
+
     private final Security security = new Security();
 
     public boolean isEnabled() {
@@ -73,6 +75,10 @@ public class CoschedProperties {
 
     public Jdbc getJdbc() {
         return jdbc;
+    }
+
+    public Redis getRedis() {
+        return redis;
     }
 
     public Security getSecurity() {
@@ -319,8 +325,8 @@ public class CoschedProperties {
     public static class Jdbc {
 
         /**
-         * Whether a HikariCP DataSource for PostgreSQL gets its connections on cosched's event loops: one pool
-         * per loop behind the one DataSource, and a coroutine borrows from the pool of its own loop.
+         * Whether a HikariCP DataSource for PostgreSQL, MariaDB or MySQL gets its connections on cosched's event
+         * loops: one pool per loop behind the one DataSource, and a coroutine borrows from the pool of its own loop.
          */
         private boolean enabled = true;
 
@@ -383,5 +389,25 @@ public class CoschedProperties {
         LOOP,
         /** Where Spring Security puts it by default, Reactor's {@code boundedElastic} scheduler; cosched changes nothing. */
         BOUNDED_ELASTIC
+    }
+
+    /** Redis through Spring Data Redis and Lettuce. */
+    public static class Redis {
+
+        /**
+         * Whether Spring Boot's Lettuce connection factory gives coroutines connections of their own event loop:
+         * one Lettuce client per loop behind the one factory, so the loop that reads a reply resumes the
+         * coroutine that waits for it. Standalone, Sentinel and Unix-socket setups; Redis Cluster and static
+         * master/replica keep Lettuce's own threads.
+         */
+        private boolean enabled = true;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
     }
 }

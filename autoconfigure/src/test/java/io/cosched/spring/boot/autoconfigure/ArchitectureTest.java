@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ArchitectureTest {
 
     /** The main code, module by module, read from the source tree next to this module. */
-    private static final List<String> MODULES = List.of("core", "jdbc", "http-client", "webflux", "autoconfigure");
+    private static final List<String> MODULES = List.of("core", "jdbc", "http-client", "redis", "webflux", "autoconfigure");
 
     /** Engines and adapters the auto-configuration wires but never is. */
     private static final List<String> NOT_WIRING = List.of(
@@ -39,6 +39,8 @@ class ArchitectureTest {
             "org.reactivestreams.Subscriber",
             "reactor.netty.resources.LoopResources",
             "org.springframework.http.client.ClientHttpRequestFactory",
+            "org.springframework.data.redis.connection.RedisConnectionFactory",
+            "io.lettuce.core.resource.EventLoopGroupProvider",
             "org.springframework.web.reactive.HandlerAdapter",
             "org.springframework.web.server.session.WebSessionStore");
 
@@ -75,6 +77,22 @@ class ArchitectureTest {
     }
 
     @Test
+    void theRedisEngineNeverTouchesSpringOrReactor() {
+        Map<Path, String> engine = new TreeMap<>();
+        sources("redis").forEach((file, text) -> {
+            if (file.startsWith(Path.of("io", "cosched", "redis"))) {
+                engine.put(file, text);
+            }
+        });
+        assertThat(engine).as("the engine's sources were read").isNotEmpty();
+        engine.forEach((file, text) -> assertThat(text)
+                .as("%s: the loops for Lettuce are Lettuce, Netty and cosched's runtime; Spring Data's factory lives apart", file)
+                .doesNotContain("org.springframework")
+                .doesNotContain("reactor.core")
+                .doesNotContain("reactor.netty"));
+    }
+
+    @Test
     void theAutoConfigurationHoldsWiringOnly() throws Exception {
         Path classes = Path.of(CoschedAutoConfiguration.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         assertThat(classes).as("the auto-configuration's compiled classes").isDirectory();
@@ -101,7 +119,7 @@ class ArchitectureTest {
         }
         assertThat(checked).as("the auto-configuration's classes were read").contains(CoschedAutoConfiguration.class.getName(),
                 "io.cosched.spring.boot.autoconfigure.jdbc.CoschedJdbcAutoConfiguration");
-        assertThat(found).as("engines belong in core, jdbc, http-client or webflux; autoconfigure only wires them")
+        assertThat(found).as("engines belong in core, jdbc, http-client, redis or webflux; autoconfigure only wires them")
                 .isEmpty();
     }
 
@@ -124,6 +142,7 @@ class ArchitectureTest {
         }
         assertThat(uses).as("packages read").containsKeys("io.cosched", "io.cosched.jdbc",
                 "io.cosched.http.client", "io.cosched.spring.http.client", "io.cosched.spring.web.server",
+                "io.cosched.redis", "io.cosched.spring.data.redis",
                 "io.cosched.spring.boot.autoconfigure");
         assertThat(cycles(uses)).containsExactlyInAnyOrderElementsOf(KNOWN_CYCLES);
     }

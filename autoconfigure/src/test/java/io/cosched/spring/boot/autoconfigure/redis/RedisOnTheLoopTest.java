@@ -1,0 +1,344 @@
+package io.cosched.spring.boot.autoconfigure.redis;
+
+import io.cosched.Coroutine;
+import io.cosched.CoroutineState;
+import io.cosched.IOManager;
+import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
+import io.cosched.spring.data.redis.LoopLettuceConnectionFactory;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisReactiveAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.LettuceClientConfigurationBuilderCustomizer;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.RedisOperations;
+import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
+import org.springframework.data.redis.core.SessionCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.listener.ChannelTopic;
+import org.springframework.data.redis.listener.RedisMessageListenerContainer;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+
+import static io.cosched.TestSupport.carrierMode;
+import static io.cosched.TestSupport.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Spring Boot's Redis (Spring Data Redis, Lettuce) on cosched's loops, against the real Redis {@code .ci/run}
+ * starts ({@code .ci/redis.sh}); skipped with the reason where none is configured (cosched-redis's own tests run
+ * the same paths against a stand-in without it).
+ */
+@Timeout(120)
+class RedisOnTheLoopTest {
+
+    private static final String URL = System.getenv("COSCHED_TEST_REDIS_URL");
+    private static final String TLS_URL = System.getenv("COSCHED_TEST_REDIS_TLS_URL");
+    private static final String RESTART = System.getenv("COSCHED_TEST_REDIS_RESTART");
+
+    private ApplicationContextRunner runner;
+
+    @BeforeEach
+    void needsServer() {
+        assumeTrue(URL != null, "no Redis: COSCHED_TEST_REDIS_URL is not set (.ci/run starts one on loopback and sets it)");
+        runner = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(CoschedAutoConfiguration.class, CoschedRedisAutoConfiguration.class,
+                        DataRedisAutoConfiguration.class, DataRedisReactiveAutoConfiguration.class))
+                .withPropertyValues("spring.data.redis.url=" + URL, "cosched.io.threads=2", "cosched.stall.threshold=0");
+    }
+
+    private String loopThread(IOManager io, int index) throws Exception {
+        return io.eventLoop(index).submit(() -> Thread.currentThread().getName()).get(10, TimeUnit.SECONDS);
+    }
+
+    /** The thread that completes a reply on the connection the template gives the caller; callback in place before the flush. */
+    @SuppressWarnings("unchecked")
+    private static String replyThread(StringRedisTemplate template) {
+        return template.execute((RedisCallback<String>) c -> {
+            var stateful = ((RedisAsyncCommands<byte[], byte[]>) c.getNativeConnection()).getStatefulConnection();
+            stateful.setAutoFlushCommands(false);
+            try {
+                var thread = stateful.async().ping().thenApply(x -> Thread.currentThread().getName()).toCompletableFuture();
+                stateful.flushCommands();
+                return thread.get(10, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            } finally {
+                stateful.setAutoFlushCommands(true);
+            }
+        });
+    }
+
+    private static void assertStayedLocal(IOManager io, int loop, long remoteBefore, long localBefore, int atLeast) {
+        if (carrierMode()) {
+            assertThat(io.carrierStats().get(loop).localWakeups() - localBefore).as("loop %d", loop).isGreaterThanOrEqualTo(atLeast);
+            assertThat(io.carrierStats().get(loop).remoteWakeups() - remoteBefore).as("loop %d", loop).isZero();
+        }
+    }
+
+    @Test
+    void springBootsFactoryGoesOnTheLoopsAndACoroutinesCommandsAreResumedByItsOwnLoop() {
+        runner.run(context -> {
+            assertThat(context.getBean(RedisConnectionFactory.class)).isInstanceOf(LoopLettuceConnectionFactory.class);
+            IOManager io = context.getBean(IOManager.class);
+            StringRedisTemplate template = context.getBean(StringRedisTemplate.class);
+            for (int loop = 0; loop < 2; loop++) {
+                int home = loop;
+                assertThat(io.spawnOn(home, () -> replyThread(template)).join()).isEqualTo(loopThread(io, home));
+                long remote = io.carrierStats().get(home).remoteWakeups();
+                long local = io.carrierStats().get(home).localWakeups();
+                String last = io.spawnOn(home, () -> {
+                    String v = null;
+                    for (int i = 0; i < 30; i++) {
+                        template.opsForValue().set("cosched:k" + home, "v" + i);
+                        v = template.opsForValue().get("cosched:k" + home);
+                    }
+                    return v;
+                }).join();
+                assertThat(last).isEqualTo("v29");
+                assertStayedLocal(io, home, remote, local, 60);
+            }
+            // outside any coroutine: the factory's own connection, read by Lettuce's threads
+            assertThat(replyThread(template)).isNotIn(loopThread(io, 0), loopThread(io, 1));
+        });
+    }
+
+    @Test
+    void transactionsAndPipelinesRunOnTheCallersLoop() {
+        runner.run(context -> {
+            IOManager io = context.getBean(IOManager.class);
+            StringRedisTemplate template = context.getBean(StringRedisTemplate.class);
+            template.delete("cosched:tx");
+            io.spawnOn(1, () -> transaction(template)).join(); // the dedicated connection opens
+            long remote = io.carrierStats().get(1).remoteWakeups();
+            long local = io.carrierStats().get(1).localWakeups();
+            List<Object> tx = io.spawnOn(1, () -> transaction(template)).join();
+            assertThat(tx).containsExactly(3L, 4L);
+            List<Object> pipelined = io.spawnOn(1, () -> template.executePipelined((RedisCallback<Object>) c -> {
+                for (int i = 0; i < 5; i++) {
+                    c.stringCommands().incr("cosched:tx".getBytes(StandardCharsets.UTF_8));
+                }
+                return null;
+            })).join();
+            assertThat(pipelined).containsExactly(5L, 6L, 7L, 8L, 9L);
+            assertStayedLocal(io, 1, remote, local, 2);
+        });
+    }
+
+    private static List<Object> transaction(StringRedisTemplate template) {
+        return template.execute(new SessionCallback<List<Object>>() {
+            @Override
+            @SuppressWarnings("unchecked")
+            public <K, V> List<Object> execute(RedisOperations<K, V> operations) {
+                StringRedisTemplate t = (StringRedisTemplate) (RedisOperations<?, ?>) operations;
+                t.multi();
+                t.opsForValue().increment("cosched:tx");
+                t.opsForValue().increment("cosched:tx");
+                return t.exec();
+            }
+        });
+    }
+
+    @Test
+    void aBlockingPopWaitsOnItsOwnConnectionAndAnotherLoopsPushEndsIt() {
+        runner.run(context -> {
+            IOManager io = context.getBean(IOManager.class);
+            StringRedisTemplate template = context.getBean(StringRedisTemplate.class);
+            template.delete("cosched:list");
+            CountDownLatch popping = new CountDownLatch(1);
+            Coroutine<String> pop = io.spawnOn(0, () -> {
+                popping.countDown();
+                return template.opsForList().leftPop("cosched:list", Duration.ofSeconds(30));
+            });
+            assertThat(popping.await(10, TimeUnit.SECONDS)).isTrue();
+            eventually(Duration.ofSeconds(10), () -> pop.state() == CoroutineState.WAITING, pop::toString);
+            // the shared connection of loop 0 is not held by the pop: another coroutine of loop 0 gets answers
+            assertThat(io.spawnOn(0, () -> template.opsForValue().increment("cosched:other")).join()).isPositive();
+            io.spawnOn(1, () -> template.opsForList().rightPush("cosched:list", "pushed")).join();
+            assertThat(pop.toFuture().get(30, TimeUnit.SECONDS)).isEqualTo("pushed");
+        });
+    }
+
+    @Test
+    void publishedMessagesReachAListenerContainerAndReactiveUseWorksAsBefore() {
+        runner.run(context -> {
+            IOManager io = context.getBean(IOManager.class);
+            RedisConnectionFactory factory = context.getBean(RedisConnectionFactory.class);
+            BlockingQueue<String> received = new LinkedBlockingQueue<>();
+            RedisMessageListenerContainer container = new RedisMessageListenerContainer();
+            container.setConnectionFactory(factory);
+            container.addMessageListener((message, pattern) -> received.add(new String(message.getBody(), StandardCharsets.UTF_8)),
+                    new ChannelTopic("cosched:news"));
+            container.afterPropertiesSet();
+            container.start();
+            try {
+                StringRedisTemplate template = context.getBean(StringRedisTemplate.class);
+                String first = null;
+                for (int i = 0; i < 50 && first == null; i++) { // until the subscription is in place
+                    int n = i;
+                    io.spawnOn(1, () -> template.convertAndSend("cosched:news", "hello " + n)).join();
+                    first = received.poll(100, TimeUnit.MILLISECONDS);
+                }
+                assertThat(first).startsWith("hello ");
+            } finally {
+                container.stop();
+                container.destroy();
+            }
+            ReactiveStringRedisTemplate reactive = context.getBean(ReactiveStringRedisTemplate.class);
+            assertThat(reactive.opsForValue().set("cosched:reactive", "yes").then(reactive.opsForValue().get("cosched:reactive"))
+                    .block(Duration.ofSeconds(10))).isEqualTo("yes");
+        });
+    }
+
+    @Test
+    void tlsConnectionsLiveOnTheLoopsToo() {
+        assumeTrue(TLS_URL != null, "no TLS port: COSCHED_TEST_REDIS_TLS_URL is not set (.ci/redis.sh sets it when openssl is there)");
+        runner.withPropertyValues("spring.data.redis.url=" + TLS_URL)
+                .withBean(LettuceClientConfigurationBuilderCustomizer.class, () -> b -> b.useSsl().disablePeerVerification())
+                .run(context -> {
+                    IOManager io = context.getBean(IOManager.class);
+                    StringRedisTemplate template = context.getBean(StringRedisTemplate.class);
+                    io.spawnOn(1, () -> template.opsForValue().increment("cosched:tls")).join();
+                    long remote = io.carrierStats().get(1).remoteWakeups();
+                    long local = io.carrierStats().get(1).localWakeups();
+                    assertThat(io.spawnOn(1, () -> {
+                        long n = 0;
+                        for (int i = 0; i < 20; i++) {
+                            n = template.opsForValue().increment("cosched:tls");
+                        }
+                        return n;
+                    }).join()).isGreaterThanOrEqualTo(21);
+                    assertStayedLocal(io, 1, remote, local, 20);
+                    assertThat(io.spawnOn(1, () -> replyThread(template)).join()).isEqualTo(loopThread(io, 1));
+                });
+    }
+
+    @Test
+    void aCommandPastTheTimeoutFailsWithSpringsExceptionAndTheConnectionGoesOn() {
+        runner.withPropertyValues("spring.data.redis.timeout=300ms").run(context -> {
+            IOManager io = context.getBean(IOManager.class);
+            StringRedisTemplate template = context.getBean(StringRedisTemplate.class);
+            template.delete("cosched:never");
+            String outcome = io.spawnOn(0, () -> {
+                long started = System.nanoTime();
+                try {
+                    // on the loop's shared connection: BLPOP there would hold it, so a script that takes a second
+                    template.execute((RedisCallback<Object>) c -> c.scriptingCommands().eval(
+                            "local t = redis.call('TIME'); local s = t[1] + 1; while tonumber(redis.call('TIME')[1]) <= s do end; return 1"
+                                    .getBytes(StandardCharsets.UTF_8), org.springframework.data.redis.connection.ReturnType.INTEGER, 0));
+                    return "answered";
+                } catch (DataAccessException e) {
+                    long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+                    return "failed within 1.5 s " + (ms < 1500) + ": " + e.getClass().getSimpleName();
+                }
+            }).join();
+            assertThat(outcome).isEqualTo("failed within 1.5 s true: QueryTimeoutException");
+            // the script ends on the server; the connection answers again
+            eventually(Duration.ofSeconds(10), () -> {
+                try {
+                    return io.spawnOn(0, () -> template.opsForValue().increment("cosched:after")).join() > 0;
+                } catch (Exception e) {
+                    return false;
+                }
+            }, () -> "the connection did not answer again");
+        });
+    }
+
+    @Test
+    void aServerRestartMidLoadFailsCommandsThenTheLoopsConnectionsComeBack() {
+        assumeTrue(RESTART != null, "no restart command: COSCHED_TEST_REDIS_RESTART is not set (.ci/redis.sh sets it); "
+                + "cosched-redis's aDroppedConnectionReconnectsOnTheSameLoop covers a lost connection without it");
+        runner.run(context -> {
+            IOManager io = context.getBean(IOManager.class);
+            StringRedisTemplate template = context.getBean(StringRedisTemplate.class);
+            int workers = 8;
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicBoolean struck = new AtomicBoolean();
+            AtomicInteger failures = new AtomicInteger();
+            AtomicIntegerArray afterFault = new AtomicIntegerArray(workers);
+            List<Coroutine<Void>> all = new ArrayList<>();
+            for (int w = 0; w < workers; w++) {
+                int me = w;
+                all.add(io.spawnOn(w % 2, () -> {
+                    while (!stop.get()) {
+                        boolean after = struck.get();
+                        try {
+                            template.opsForValue().increment("cosched:load");
+                            if (after) {
+                                afterFault.incrementAndGet(me);
+                            }
+                        } catch (DataAccessException e) {
+                            failures.incrementAndGet();
+                            Thread.sleep(5); // a backoff: while Redis is down a command fails at once
+                        }
+                    }
+                    return null;
+                }));
+            }
+            Process p = new ProcessBuilder("sh", "-c", RESTART).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes());
+            assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            assertThat(p.exitValue()).as(out).isZero();
+            struck.set(true);
+            eventually(Duration.ofSeconds(60), () -> {
+                for (int w = 0; w < workers; w++) {
+                    if (afterFault.get(w) < 3) {
+                        return false;
+                    }
+                }
+                return true;
+            }, () -> "workers without answers after the restart: " + afterFault + ", failures " + failures);
+            long[] remote = {io.carrierStats().get(0).remoteWakeups(), io.carrierStats().get(1).remoteWakeups()};
+            long[] local = {io.carrierStats().get(0).localWakeups(), io.carrierStats().get(1).localWakeups()};
+            int[] seen = new int[workers];
+            for (int w = 0; w < workers; w++) {
+                seen[w] = afterFault.get(w);
+            }
+            eventually(Duration.ofSeconds(30), () -> {
+                for (int w = 0; w < workers; w++) {
+                    if (afterFault.get(w) < seen[w] + 20) {
+                        return false;
+                    }
+                }
+                return true;
+            }, () -> "workers stalled: " + afterFault);
+            stop.set(true);
+            for (Coroutine<Void> c : all) {
+                c.toFuture().get(30, TimeUnit.SECONDS);
+            }
+            // reconnected on their own loops: the answers after recovery resumed the coroutines locally
+            assertStayedLocal(io, 0, remote[0], local[0], 80);
+            assertStayedLocal(io, 1, remote[1], local[1], 80);
+        });
+    }
+
+    @Test
+    void offWhenTurnedOffAndLeftAloneWhereItCannotGo() {
+        runner.withPropertyValues("cosched.redis.enabled=false").run(context ->
+                assertThat(context.getBean(RedisConnectionFactory.class)).isExactlyInstanceOf(LettuceConnectionFactory.class));
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(CoschedAutoConfiguration.class, CoschedRedisAutoConfiguration.class,
+                        DataRedisAutoConfiguration.class))
+                .withPropertyValues("spring.data.redis.masterreplica.nodes=127.0.0.1:1,127.0.0.1:2", "cosched.io.threads=2")
+                .run(context -> assertThat(context.getBean(RedisConnectionFactory.class))
+                        .isExactlyInstanceOf(LettuceConnectionFactory.class));
+    }
+}
