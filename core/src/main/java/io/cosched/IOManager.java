@@ -106,6 +106,14 @@ public interface IOManager extends Scheduler {
      */
     int loopForCaller();
 
+    /**
+     * The loop the calling code is on: the home loop of the calling coroutine (or of the coroutine that started
+     * the calling virtual thread), or the loop whose thread is calling; {@code -1} on any other thread. Unlike
+     * {@link #loopForCaller()} a loop thread gets its own loop: for non-blocking code that wants its
+     * connections where it runs, as Reactor Netty's colocation does.
+     */
+    int currentLoop();
+
     /** Timers on these event loops. */
     TimerManager timers();
 

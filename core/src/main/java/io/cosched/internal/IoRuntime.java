@@ -153,12 +153,12 @@ public final class IoRuntime extends CoroutineRuntime implements IOManager {
      */
     @Override
     public LoopCarrier place() {
-        LoopCarrier local = currentLoop();
+        LoopCarrier local = callersLoop();
         return local != null ? local : leastLoaded();
     }
 
     /** The loop of this IOManager the caller belongs to, or {@code null}. */
-    LoopCarrier currentLoop() {
+    LoopCarrier callersLoop() {
         CoroutineImpl<?> ctx = CoroutineImpl.currentContext();
         if (ctx != null && ctx.home instanceof LoopCarrier lc && lc.runtime == this) {
             return lc;
@@ -193,6 +193,12 @@ public final class IoRuntime extends CoroutineRuntime implements IOManager {
             return (lc.index + 1) % carriers.length;
         }
         return leastLoaded().index;
+    }
+
+    @Override
+    public int currentLoop() {
+        LoopCarrier local = callersLoop();
+        return local != null ? local.index : -1;
     }
 
     /** A client bootstrap on loop {@code index} with this transport's socket channels. */

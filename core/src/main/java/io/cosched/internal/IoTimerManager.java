@@ -56,7 +56,7 @@ final class IoTimerManager implements TimerManager {
 
     private LoopCarrier target() {
         checkAccepting();
-        LoopCarrier local = runtime.currentLoop();
+        LoopCarrier local = runtime.callersLoop();
         if (local != null) {
             return local;
         }

@@ -356,6 +356,26 @@ class LoopSocketTest {
     }
 
     @Test
+    void currentLoopIsTheCoroutinesHomeOrTheLoopThreadsOwnAndMinusOneElsewhere() throws Exception {
+        assertThat(io.spawnOn(1, io::currentLoop).join()).isEqualTo(1);
+        if (TestSupport.carrierMode()) { // a virtual thread a coroutine started runs on its carrier and counts as its
+            assertThat(io.spawnOn(0, () -> {
+                int[] seen = new int[1];
+                Thread v = Thread.ofVirtual().start(() -> seen[0] = io.currentLoop());
+                v.join();
+                return seen[0];
+            }).join()).isEqualTo(0);
+        }
+        assertThat(io.eventLoop(1).submit(io::currentLoop).get(10, TimeUnit.SECONDS)).as("the loop thread's own").isEqualTo(1);
+        assertThat(io.currentLoop()).as("a plain thread").isEqualTo(-1);
+        try (IOManager other = IOManager.builder().name("other-io").threads(1).build()) {
+            other.start();
+            assertThat(other.spawn(io::currentLoop).join()).as("a coroutine of another IOManager").isEqualTo(-1);
+            assertThat(other.eventLoop(0).submit(io::currentLoop).get(10, TimeUnit.SECONDS)).isEqualTo(-1);
+        }
+    }
+
+    @Test
     @Tag("carrier-only")
     void tlsLayeredOverALoopSocketStaysOnTheLoop() throws Exception {
         TestTls tls = TestTls.create();

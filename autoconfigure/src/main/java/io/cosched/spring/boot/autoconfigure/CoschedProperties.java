@@ -35,6 +35,8 @@ public class CoschedProperties {
 
     private final Redis redis = new Redis();
 
+    private final WebClient webClient = new WebClient();
+
     private final Security security = new Security();
 
     public boolean isEnabled() {
@@ -79,6 +81,10 @@ public class CoschedProperties {
 
     public Redis getRedis() {
         return redis;
+    }
+
+    public WebClient getWebClient() {
+        return webClient;
     }
 
     public Security getSecurity() {
@@ -399,6 +405,25 @@ public class CoschedProperties {
          * one Lettuce client per loop behind the one factory, so the loop that reads a reply resumes the
          * coroutine that waits for it. Standalone, Sentinel and Unix-socket setups; Redis Cluster and static
          * master/replica keep Lettuce's own threads.
+         */
+        private boolean enabled = true;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+    }
+
+    /** Reactor Netty clients on cosched's loops: Spring Boot's {@code WebClient.Builder} and {@code ClientHttpConnector}. */
+    public static class WebClient {
+
+        /**
+         * Whether Reactor Netty clients made from the application's ReactorResourceFactory (Spring Boot's
+         * WebClient.Builder) keep one connection pool per event loop: a coroutine that blocks on a call takes a
+         * connection of its own loop, which resumes it; a reactive caller on a loop keeps its connections there.
          */
         private boolean enabled = true;
 

@@ -3,7 +3,9 @@ package io.cosched.spring.boot.autoconfigure.web;
 import io.cosched.IOManager;
 import io.cosched.net.LoopProgressHandler;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
+import io.cosched.spring.boot.autoconfigure.CoschedProperties;
 import io.cosched.spring.web.server.IOManagerLoopResources;
+import io.cosched.spring.web.server.LoopConnectionProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -16,7 +18,9 @@ import reactor.netty.resources.LoopResources;
 
 /**
  * Puts Reactor Netty (the WebFlux server, and Reactor Netty clients) on the IOManager's event
- * loops, so that a request's coroutine runs on the loop that read the request. Spring Boot's own
+ * loops, so that a request's coroutine runs on the loop that read the request; clients made from the
+ * factory (Spring Boot's {@code WebClient.Builder}) keep a connection pool per loop, so that a
+ * coroutine blocking on one is resumed by its own loop ({@code cosched.web-client.enabled}). Spring Boot's own
  * {@code ReactorResourceFactory} backs off when one exists, so this one must come first: before
  * both auto-configurations that import Boot's. (A {@code NettyServerCustomizer} calling
  * {@code runOn} would not do: the server applies the factory's loops after the customizers.)
@@ -28,12 +32,18 @@ import reactor.netty.resources.LoopResources;
 @ConditionalOnBean(IOManager.class)
 public final class CoschedReactorNettyAutoConfiguration {
 
+    /** Spring's default for its one pool, kept for each of ours: connections per host. */
+    static final int MAX_CONNECTIONS = 500;
+
     @Bean
     @ConditionalOnMissingBean
-    ReactorResourceFactory reactorResourceFactory(IOManager io) {
+    ReactorResourceFactory reactorResourceFactory(IOManager io, CoschedProperties properties) {
         ReactorResourceFactory factory = new ReactorResourceFactory();
         factory.setUseGlobalResources(false);
         factory.setLoopResources(new IOManagerLoopResources(io));
+        if (properties.getWebClient().isEnabled()) {
+            factory.setConnectionProviderSupplier(() -> LoopConnectionProvider.create(io, "webflux", MAX_CONNECTIONS));
+        }
         return factory;
     }
 

@@ -1,0 +1,102 @@
+package io.cosched.spring.boot.autoconfigure.web;
+
+import com.sun.net.httpserver.HttpServer;
+import io.cosched.IOManager;
+import io.cosched.TestSupport;
+import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
+import io.cosched.spring.web.server.LoopConnectionProvider;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
+import org.springframework.boot.http.client.autoconfigure.HttpClientAutoConfiguration;
+import org.springframework.boot.http.client.autoconfigure.reactive.ReactiveHttpClientAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.http.client.ReactorResourceFactory;
+import org.springframework.http.client.reactive.ClientHttpConnector;
+import org.springframework.web.reactive.function.client.WebClient;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Spring Boot's reactive HTTP connector (what its {@code WebClient.Builder} is built on) with cosched's
+ * resources: a coroutine that blocks on a {@code WebClient} call is answered over a connection of its own loop.
+ */
+@Timeout(60)
+class WebClientOnTheLoopTest {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withPropertyValues("cosched.io.threads=2", "cosched.stall.threshold=0")
+            .withConfiguration(AutoConfigurations.of(CoschedAutoConfiguration.class, CoschedReactorNettyAutoConfiguration.class,
+                    SslAutoConfiguration.class, HttpClientAutoConfiguration.class, ReactiveHttpClientAutoConfiguration.class));
+
+    private HttpServer stub;
+    private String hello;
+
+    @BeforeEach
+    void stub() throws Exception {
+        stub = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
+        stub.setExecutor(Executors.newFixedThreadPool(4, r -> Thread.ofPlatform().daemon().unstarted(r)));
+        stub.createContext("/hello", ex -> {
+            byte[] body = "hello".getBytes(StandardCharsets.UTF_8);
+            ex.sendResponseHeaders(200, body.length);
+            ex.getResponseBody().write(body);
+            ex.close();
+        });
+        stub.start();
+        hello = "http://127.0.0.1:" + stub.getAddress().getPort() + "/hello";
+    }
+
+    @AfterEach
+    void stopStub() {
+        stub.stop(0);
+    }
+
+    @Test
+    void aCoroutineBlockingOnBootsWebClientIsResumedByItsOwnLoop() {
+        runner.run(context -> {
+            assertThat(context.getBean(ReactorResourceFactory.class).getConnectionProvider())
+                    .isInstanceOf(LoopConnectionProvider.class);
+            IOManager io = context.getBean(IOManager.class);
+            WebClient web = WebClient.builder().clientConnector(context.getBean(ClientHttpConnector.class)).build();
+            for (int loop = 0; loop < 2; loop++) {
+                int home = loop;
+                io.spawnOn(home, () -> web.get().uri(hello).retrieve().bodyToMono(String.class).block()).join();
+                long remote = io.carrierStats().get(home).remoteWakeups();
+                long local = io.carrierStats().get(home).localWakeups();
+                String last = io.spawnOn(home, () -> {
+                    String body = null;
+                    for (int i = 0; i < 30; i++) {
+                        body = web.get().uri(hello).retrieve().bodyToMono(String.class).block();
+                    }
+                    return body;
+                }).join();
+                assertThat(last).isEqualTo("hello");
+                if (TestSupport.carrierMode()) {
+                    assertThat(io.carrierStats().get(home).localWakeups() - local).as("loop %d", home).isGreaterThanOrEqualTo(30);
+                    assertThat(io.carrierStats().get(home).remoteWakeups() - remote).as("loop %d", home).isZero();
+                }
+            }
+            // reactive use from outside cosched answers as before
+            assertThat(web.get().uri(hello).retrieve().bodyToMono(String.class).block(Duration.ofSeconds(10))).isEqualTo("hello");
+        });
+    }
+
+    @Test
+    void offWhenTurnedOff() {
+        runner.withPropertyValues("cosched.web-client.enabled=false").run(context -> {
+            assertThat(context.getBean(ReactorResourceFactory.class).getConnectionProvider())
+                    .isNotInstanceOf(LoopConnectionProvider.class);
+            WebClient web = WebClient.builder().clientConnector(context.getBean(ClientHttpConnector.class)).build();
+            assertThat(web.get().uri(hello).retrieve().bodyToMono(String.class).block(Duration.ofSeconds(10))).isEqualTo("hello");
+        });
+    }
+}
