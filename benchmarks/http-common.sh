@@ -15,6 +15,7 @@
 #                            arguments that point a server at it
 #   bench_need_mariadb       the same for MariaDB (COSCHED_TEST_MARIADB_URL, bench_my_args; bench_mx_args: the
 #                            same server through MySQL Connector/J)
+#   bench_need_redis         Redis from .ci/redis.sh with the key bench:item set (bench_rd_args)
 #   bench_ctxt PID           context switches of process PID so far, voluntary and not, over all its threads
 #   bench_cpu_ticks PID      CPU time of process PID so far (utime + stime, /proc/PID/stat fields 14 and 15), in clock ticks
 #   bench_steal_ticks / bench_total_ticks   the host's steal time and all its CPU time so far (/proc/stat), in ticks
@@ -42,6 +43,7 @@ bench_variants=(
   "reactive|webflux||--bench.variant=reactive --cosched.enabled=false"
   "elastic|webflux||--bench.variant=elastic --cosched.enabled=false"
   "virtual-threads|webflux||--bench.variant=virtual --cosched.enabled=false --spring.threads.virtual.enabled=true"
+  "virtual-threads-actuator|actuator||--bench.variant=virtual --cosched.enabled=false --spring.threads.virtual.enabled=true"
   "mvc-virtual-threads|mvc||"
   "helidon|helidon||"
   "micronaut-loom|micronaut|--add-opens java.base/java.lang=ALL-UNNAMED|"
@@ -137,6 +139,18 @@ bench_need_mariadb() {
   # the same server through MySQL Connector/J
   bench_mx_args=("--spring.datasource.url=jdbc:mysql:${COSCHED_TEST_MARIADB_URL#jdbc:mariadb:}"
     "--spring.datasource.username=$user" "--spring.datasource.password=$password" "--spring.sql.init.mode=never")
+}
+
+bench_need_redis() {
+  if [ -z "${COSCHED_TEST_REDIS_URL-}" ]; then
+    . .ci/postgres.sh # ci_apt_install
+    . .ci/redis.sh
+    ci_start_redis || { echo "bench: no Redis (see above)" >&2; return 1; }
+  fi
+  . .ci/redis.sh # the port
+  redis-cli -p "$COSCHED_REDIS_PORT" -a cosched --no-auth-warning SET bench:item "item-7" >/dev/null \
+    || { echo "bench: could not set the benchmark's key in $COSCHED_TEST_REDIS_URL" >&2; return 1; }
+  bench_rd_args=("--spring.data.redis.url=$COSCHED_TEST_REDIS_URL")
 }
 
 bench_cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }

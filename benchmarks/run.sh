@@ -15,8 +15,9 @@
 # its stack gives it) and, in the downstream-jdk scenario, with the JDK's HTTP client; it reads the
 # database with JdbcClient on Spring Boot's HikariCP DataSource: H2 in memory, or a real PostgreSQL
 # (the postgres scenario) or MariaDB (the mariadb scenario with MariaDB Connector/J, the mysql scenario
-# with MySQL Connector/J; the WebFlux application's blocking variants only) on loopback, started by
-# this script from Debian's packages.
+# with MySQL Connector/J; the WebFlux application's blocking variants only) on loopback, and Redis (the
+# redis scenario: a GET with Boot's StringRedisTemplate over Lettuce, the reactive variant with Lettuce's
+# reactive API), started by this script from Debian's packages.
 #
 # Each variant is its own JVM with the same flags and heap, started fresh every round (once per
 # database); variants are interleaved, each round starting one further on (A B C, B C A, C A B ...),
@@ -26,8 +27,10 @@
 # measured window): whether a request's wake-ups stayed on its thread. The first figure of every table
 # and chart is the server's CPU time per request (utime + stime of the process over the window's
 # requests): it moves far less than req/s between windows of one binary on a shared machine. The
-# host's steal time is read per window, and a window with more than 5 % steal is measured again.
-# Results: benchmarks/results/http-<timestamp>/ (runs.csv, summary.md, *.png).
+# host's steal time is read per window, and a window with more than 5 % steal is measured again. For the
+# cosched variants, the loops' own count of who resumed the coroutines (GET /wakeups around the window):
+# local wake-ups per request, and remote ones (another thread asked). Results:
+# benchmarks/results/http-<timestamp>/ (runs.csv, wakeups.csv, summary.md, *.png).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . benchmarks/start.sh
@@ -48,10 +51,12 @@ scenarios=(
   "downstream-200|/downstream|200|h2"
   "downstream-2000|/downstream|2000|h2"
   "downstream-jdk-200|/downstream-jdk|200|h2"
+  "downstream-webclient-200|/downstream-webclient|200|h2"
   "jdbc|/jdbc?id=7|100|h2"
   "postgres|/jdbc?id=7|100|pg"
   "mariadb|/jdbc?id=7|100|my"
   "mysql|/jdbc?id=7|100|mx"
+  "redis|/redis|100|rd"
 )
 
 # Whether variant $1 runs scenario $2: the reactive stack has neither a JDK-client endpoint nor an H2
@@ -59,11 +64,21 @@ scenarios=(
 bench_runs() {
   case "$1:$2" in
     reactive:jdbc | reactive:downstream-jdk-200) return 1 ;;
+    # Spring's virtual threads with Actuator's defaults, the peer of cosched-actuator
+    virtual-threads-actuator:hello | virtual-threads-actuator:postgres | virtual-threads-actuator:redis) ;;
+    virtual-threads-actuator:*) return 1 ;;
     # MariaDB, through MariaDB Connector/J and MySQL Connector/J: the WebFlux application's blocking
     # variants (it has both drivers; no R2DBC MariaDB here)
     cosched:mariadb | cosched-2loops:mariadb | cosched-fallback:mariadb | elastic:mariadb | virtual-threads:mariadb) ;;
     cosched:mysql | cosched-2loops:mysql | cosched-fallback:mysql | elastic:mysql | virtual-threads:mysql) ;;
     *:mariadb | *:mysql) return 1 ;;
+    # Redis through Spring Data Redis and Lettuce: every Spring variant (the reactive one with Lettuce's
+    # reactive API), cosched with Actuator too; Helidon and Micronaut have no Spring Data Redis
+    helidon:redis | micronaut-loom:redis | cosched-actuator-noobs:redis) return 1 ;;
+    *:redis) ;;
+    # WebClient used blocking: the WebFlux application's blocking handlers, on cosched or Spring's virtual threads
+    cosched:downstream-webclient-200 | cosched-2loops:downstream-webclient-200 | virtual-threads:downstream-webclient-200) ;;
+    *:downstream-webclient-200) return 1 ;;
     cosched:hello-mono | cosched-actuator:hello-mono | virtual-threads:hello-mono) ;; # a Mono handler beside the blocking one
     *:hello-mono) return 1 ;;
     cosched-2loops:downstream-200 | cosched-2loops:postgres) ;;
@@ -82,12 +97,15 @@ done
 [ ${#variants[@]} -gt 0 ] || { echo "bench: BENCH_VARIANTS names no variant" >&2; exit 1; }
 needs_pg=false
 needs_my=false
+needs_rd=false
 for v in "${variants[@]}"; do
   bench_runs "$v" postgres && needs_pg=true
+  bench_runs "$v" redis && needs_rd=true
   if bench_runs "$v" mariadb || bench_runs "$v" mysql; then needs_my=true; fi
 done
 if $needs_pg; then bench_need_postgres; fi
 if $needs_my; then bench_need_mariadb; fi
+if $needs_rd; then bench_need_redis; fi
 
 bench_build
 out="benchmarks/results/http-$(date +%Y%m%d-%H%M%S)"
@@ -101,6 +119,7 @@ mkdir -p "$out"
   echo "wrk: $(wrk -v 2>&1 | head -n 1)"
   $needs_pg && echo "postgresql: $(psql --version 2>/dev/null | head -n 1), $COSCHED_TEST_POSTGRES_URL"
   $needs_my && echo "mariadb: $(mariadb --version 2>/dev/null | head -n 1), $COSCHED_TEST_MARIADB_URL"
+  $needs_rd && echo "redis: $(redis-server --version 2>/dev/null | awk '{print $3}'), 127.0.0.1:$COSCHED_REDIS_PORT"
   echo "command: benchmarks/run.sh $*$($quick && echo --quick)${BENCH_VARIANTS:+ BENCH_VARIANTS=$BENCH_VARIANTS}${BENCH_SCENARIOS:+ BENCH_SCENARIOS=$BENCH_SCENARIOS}"
   echo "pinning: server on core $server_core, wrk and downstream stub on core $load_core; $bench_loops event loop(s) per server unless the variant says otherwise"
   echo "timing: $rounds rounds; per scenario ${warm}s warm-up (${first_warm}s for the first after a start) then ${measure}s measured"
@@ -114,6 +133,7 @@ stub=$!
 trap 'kill $stub 2>/dev/null; [ -n "${server-}" ] && kill $server 2>/dev/null; true' EXIT
 
 echo "round,variant,scenario,connections,rps,p50_ms,p90_ms,p99_ms,errors,cpu_s,rss_peak_mb,requests,cs_per_req,cpu_us_per_req,steal_pct" > "$out/runs.csv"
+echo "round,variant,scenario,requests,local_wakeups_per_req,remote_wakeups_per_req" > "$out/wakeups.csv"
 clk=$(getconf CLK_TCK)
 ms() { # wrk latency like 1.23ms / 456.00us / 2.10s -> milliseconds
   awk -v v="$1" 'BEGIN { if (v ~ /us$/) { sub(/us$/, "", v); print v / 1000 } else if (v ~ /ms$/) { sub(/ms$/, "", v); print v + 0 }
@@ -127,7 +147,7 @@ for round in $(seq 1 "$rounds"); do
   shift_by=$(( (round - 1) % ${#variants[@]} ))
   order=("${variants[@]:shift_by}" "${variants[@]:0:shift_by}")
   for name in "${order[@]}"; do
-    for db in h2 pg my mx; do
+    for db in h2 pg my mx rd; do
       mine=()
       for s in "${scenarios[@]}"; do
         IFS='|' read -r scenario _ _ sdb <<< "$s"
@@ -138,6 +158,7 @@ for round in $(seq 1 "$rounds"); do
         pg) db_args=("${bench_pg_args[@]}") ;;
         my) db_args=("${bench_my_args[@]}") ;;
         mx) db_args=("${bench_mx_args[@]}") ;;
+        rd) db_args=("${bench_rd_args[@]}") ;;
         *) db_args=() ;;
       esac
       bench_start "$name" "$out/server-$name-$db-$round.log" "${db_args[@]}"
@@ -149,9 +170,11 @@ for round in $(seq 1 "$rounds"); do
         if $first; then w=$first_warm; first=false; else w=$warm; fi
         "${on_load[@]}" wrk -t1 -c"$conns" -d"${w}s" --timeout 10s "$url" > /dev/null 2>&1 || true
         for attempt in 1 2; do
+          wk0=$(curl -s -f localhost:18080/wakeups || true)
           cpu0=$(bench_cpu_ticks "$server"); cs0=$(bench_ctxt "$server"); st0=$(bench_steal_ticks); tt0=$(bench_total_ticks)
           res=$("${on_load[@]}" wrk -t1 -c"$conns" -d"${measure}s" --timeout 10s --latency "$url" 2>&1 || true)
           cpu1=$(bench_cpu_ticks "$server"); cs1=$(bench_ctxt "$server"); st1=$(bench_steal_ticks); tt1=$(bench_total_ticks)
+          wk1=$(curl -s -f localhost:18080/wakeups || true)
           steal=$(awk -v a="$st0" -v b="$st1" -v c="$tt0" -v d="$tt1" 'BEGIN {printf "%.1f", (d > c) ? 100 * (b - a) / (d - c) : 0}')
           if [ "$attempt" = 1 ] && awk -v s="$steal" 'BEGIN {exit !(s > 5)}'; then
             echo "  ($name $scenario: ${steal}% steal, window measured again)"
@@ -171,6 +194,13 @@ for round in $(seq 1 "$rounds"); do
         cpu_us=$(awk -v a="$cpu0" -v b="$cpu1" -v t="$clk" -v n="${requests:-0}" 'BEGIN {if (n > 0) printf "%.1f", (b - a) / t * 1e6 / n}')
         echo "$round,$name,$scenario,$conns,$rps,$p50,$p90,$p99,$errors,$cpu,$rss,$requests,$cs,$cpu_us,$steal" | tee -a "$out/runs.csv"
         echo "$res" > "$out/wrk-$name-$scenario-$round.txt"
+        if [ -n "$wk0" ] && [ -n "$wk1" ] && [ "${requests:-0}" -gt 0 ] 2>/dev/null; then
+          # cosched's own count of who resumed the coroutines: its loops (local) or other threads (remote)
+          awk -v r="$round" -v v="$name" -v s="$scenario" -v a="$wk0" -v b="$wk1" -v n="$requests" 'BEGIN {
+            split(a, x, " "); split(b, y, " ");
+            printf "%s,%s,%s,%d,%.3f,%.4f\n", r, v, s, n, (y[1] - x[1]) / n, (y[2] - x[2]) / n }' >> "$out/wakeups.csv"
+          echo "  wake-ups per request (local, remote): $(tail -n 1 "$out/wakeups.csv" | cut -d, -f5,6)"
+        fi
       done
       kill "$server"; wait "$server" 2>/dev/null || true
       server=

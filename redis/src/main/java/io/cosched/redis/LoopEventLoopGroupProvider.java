@@ -6,8 +6,12 @@ import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.event.DefaultEventPublisherOptions;
 import io.lettuce.core.resource.EventLoopGroupProvider;
+import io.lettuce.core.resource.NettyCustomizer;
 import io.lettuce.core.resource.Transports;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
+import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.util.concurrent.EventExecutorGroup;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ImmediateEventExecutor;
@@ -80,10 +84,31 @@ public final class LoopEventLoopGroupProvider implements EventLoopGroupProvider 
                 .commandLatencyPublisherOptions(DefaultEventPublisherOptions.disabled())
                 .reconnectDelay(base::reconnectDelay)
                 .addressResolverGroup(base.addressResolverGroup())
-                .nettyCustomizer(base.nettyCustomizer())
+                .nettyCustomizer(new FlushTogether(base.nettyCustomizer()))
                 .tracing(base.tracing());
         b.socketAddressResolver(base.socketAddressResolver());
         return b.build();
+    }
+
+    /**
+     * The application's Netty customizer, then one flush per loop turn: the coroutines of a loop write their
+     * commands from the loop's own carrier, one write task each, and without this every command would be a
+     * {@code write(2)} of its own; Netty's {@link FlushConsolidationHandler} turns the flushes a turn of the loop
+     * queued into one, after the tasks queued before it.
+     */
+    private record FlushTogether(NettyCustomizer theirs) implements NettyCustomizer {
+
+        @Override
+        public void afterBootstrapInitialized(Bootstrap bootstrap) {
+            theirs.afterBootstrapInitialized(bootstrap);
+        }
+
+        @Override
+        public void afterChannelInitialized(Channel channel) {
+            theirs.afterChannelInitialized(channel);
+            channel.pipeline().addFirst("cosched.flush", new FlushConsolidationHandler(
+                    FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true));
+        }
     }
 
     /**

@@ -143,6 +143,41 @@ public class LoopEventLoopGroupProviderTest {
     }
 
     @Test
+    void theApplicationsNettyCustomizerStillRunsAndTheLoopsFlushesGoOutTogether() throws Exception {
+        java.util.List<io.netty.channel.Channel> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        ClientResources custom = DefaultClientResources.builder().nettyCustomizer(new io.lettuce.core.resource.NettyCustomizer() {
+            @Override
+            public void afterChannelInitialized(io.netty.channel.Channel channel) {
+                seen.add(channel);
+            }
+        }).build();
+        ClientResources onLoop = LoopEventLoopGroupProvider.resourcesOnLoop(custom, io, 0);
+        RedisClient client = RedisClient.create(onLoop, uri());
+        try (StatefulRedisConnection<String, String> c = client.connect()) {
+            assertThat(c.sync().ping()).isEqualTo("PONG");
+            assertThat(seen).hasSize(1);
+            assertThat(seen.get(0).eventLoop()).isSameAs(io.eventLoop(0));
+            assertThat(seen.get(0).pipeline().get("cosched.flush"))
+                    .isInstanceOf(io.netty.handler.flush.FlushConsolidationHandler.class);
+            // many commands of one loop turn, all answered in order
+            java.util.List<io.lettuce.core.RedisFuture<Long>> replies = io.eventLoop(0).submit(() -> {
+                java.util.List<io.lettuce.core.RedisFuture<Long>> r = new java.util.ArrayList<>();
+                for (int i = 0; i < 50; i++) {
+                    r.add(c.async().incr("many"));
+                }
+                return r;
+            }).get(10, TimeUnit.SECONDS);
+            for (int i = 0; i < 50; i++) {
+                assertThat(replies.get(i).get(10, TimeUnit.SECONDS)).isEqualTo(i + 1);
+            }
+        } finally {
+            client.shutdown();
+            onLoop.shutdown().get(10, TimeUnit.SECONDS);
+            custom.shutdown().get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
     void anIndexOutsideTheLoopsIsRefusedNamingTheRange() {
         assertThatThrownBy(() -> LoopEventLoopGroupProvider.loop(io, 2)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("index: 2 (expected: 0 to 1, the loops of IOManager 'redis-io')");

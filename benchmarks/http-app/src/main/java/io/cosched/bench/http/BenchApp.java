@@ -11,7 +11,10 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
  * <ul>
  *   <li>{@code GET /hello}: a constant string;</li>
  *   <li>{@code GET /downstream}: one call to the stub at {@code bench.downstream-url} (20 ms);</li>
- *   <li>{@code GET /jdbc?id=n}: one row from an in-memory H2 table through HikariCP.</li>
+ *   <li>{@code GET /jdbc?id=n}: one row from an in-memory H2 table through HikariCP (or PostgreSQL, MariaDB);</li>
+ *   <li>{@code GET /redis}: one small value from Redis through Spring Data Redis and Lettuce;</li>
+ *   <li>{@code GET /wakeups}: with cosched, its loops' resumes so far, "local remote" (run.sh reads it around
+ *       each window).</li>
  * </ul>
  */
 @SpringBootApplication

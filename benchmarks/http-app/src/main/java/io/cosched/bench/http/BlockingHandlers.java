@@ -2,8 +2,10 @@ package io.cosched.bench.http;
 
 import io.cosched.spring.web.RunAsCoroutine;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
+import org.springframework.http.client.reactive.ClientHttpConnector;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.publisher.Mono;
 
 /**
@@ -15,8 +17,18 @@ import reactor.core.publisher.Mono;
 @ConditionalOnExpression("'${bench.variant}'.equalsIgnoreCase('cosched') or '${bench.variant}'.equalsIgnoreCase('virtual')")
 public class BlockingHandlers extends BlockingEndpoints {
 
-    public BlockingHandlers(Backends backends) {
+    private final WebClient webClient;
+
+    public BlockingHandlers(Backends backends, ClientHttpConnector connector) {
         super(backends);
+        // as Spring Boot's WebClient.Builder makes it: on Boot's connector, hence on the ReactorResourceFactory
+        this.webClient = WebClient.builder().clientConnector(connector).baseUrl(backends.downstreamUri().toString()).build();
+    }
+
+    /** The downstream call with a {@code WebClient} used blocking, as WebFlux code bases do: the downstream-webclient scenario. */
+    @GetMapping("/downstream-webclient")
+    public String downstreamWebClient() {
+        return webClient.get().retrieve().bodyToMono(String.class).block();
     }
 
     /**

@@ -38,6 +38,11 @@ public class ElasticHandlers {
         return Mono.fromCallable(() -> backends.readRow(id)).subscribeOn(Schedulers.boundedElastic());
     }
 
+    @GetMapping("/redis")
+    public Mono<String> redis() {
+        return Mono.fromCallable(backends::readRedis).subscribeOn(Schedulers.boundedElastic());
+    }
+
     @GetMapping("/thread")
     public Mono<String> thread() {
         return Mono.fromCallable(() -> Thread.currentThread().toString()).subscribeOn(Schedulers.boundedElastic());

@@ -6,6 +6,7 @@ import org.springframework.r2dbc.core.DatabaseClient;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.http.client.ReactorResourceFactory;
 import org.springframework.http.client.reactive.ReactorClientHttpConnector;
+import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.reactive.function.client.WebClient;
@@ -14,7 +15,8 @@ import reactor.core.publisher.Mono;
 /**
  * Pure reactive handlers, the practical limit: no hand-off at all, WebClient (on the server's own
  * loops) for the downstream call, and R2DBC (on the same loops) for the database when the server
- * runs against PostgreSQL. There is no reactive driver for H2 here: with H2 this variant has no /jdbc.
+ * runs against PostgreSQL, and Lettuce's reactive API for Redis. There is no reactive driver for H2 here: with H2
+ * this variant has no /jdbc.
  */
 @RestController
 @ConditionalOnExpression("'${bench.variant}'.equalsIgnoreCase('reactive')")
@@ -23,11 +25,14 @@ public class ReactiveHandlers {
     private final WebClient client;
     private final String uri;
     private final ObjectProvider<DatabaseClient> database;
+    private final ObjectProvider<ReactiveStringRedisTemplate> redis;
 
-    public ReactiveHandlers(Backends backends, ReactorResourceFactory loops, ObjectProvider<DatabaseClient> database) {
+    public ReactiveHandlers(Backends backends, ReactorResourceFactory loops, ObjectProvider<DatabaseClient> database,
+            ObjectProvider<ReactiveStringRedisTemplate> redis) {
         this.client = WebClient.builder().clientConnector(new ReactorClientHttpConnector(loops, c -> c)).build();
         this.uri = backends.downstreamUri().toString();
         this.database = database;
+        this.redis = redis;
     }
 
     @GetMapping("/hello")
@@ -44,6 +49,12 @@ public class ReactiveHandlers {
     public Mono<String> jdbc(@RequestParam(defaultValue = "1") int id) {
         return database.getObject().sql("SELECT name FROM items WHERE id = $1").bind(0, Math.floorMod(id, 1000) + 1)
                 .map(row -> row.get(0, String.class)).one();
+    }
+
+    /** Lettuce's reactive API through Boot's reactive template: the reply is read on Lettuce's own loop. */
+    @GetMapping("/redis")
+    public Mono<String> redis() {
+        return redis.getObject().opsForValue().get("bench:item");
     }
 
     @GetMapping("/thread")

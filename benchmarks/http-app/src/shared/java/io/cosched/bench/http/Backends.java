@@ -2,6 +2,7 @@ package io.cosched.bench.http;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 import org.springframework.web.client.RestClient;
@@ -16,8 +17,9 @@ import java.time.Duration;
 /**
  * What the blocking variants call, the way a Spring Boot user would: the {@code RestClient} from
  * Boot's builder (whatever request factory the variant's stack gives it), the JDK's HTTP client for
- * comparison, and {@code JdbcClient} on Boot's {@code DataSource} (H2, or PostgreSQL when the
- * server is started with {@code spring.datasource.url} pointing there).
+ * comparison, {@code JdbcClient} on Boot's {@code DataSource} (H2, or PostgreSQL or MariaDB when the
+ * server is started with {@code spring.datasource.url} pointing there), and Boot's {@code StringRedisTemplate}
+ * (Lettuce; the redis scenario starts the server with {@code spring.data.redis.url}).
  */
 @Component
 public class Backends {
@@ -27,12 +29,14 @@ public class Backends {
             .connectTimeout(Duration.ofSeconds(5)).build();
     private final HttpRequest downstream;
     private final ObjectProvider<JdbcClient> jdbc;
+    private final ObjectProvider<StringRedisTemplate> redis;
 
     public Backends(@Value("${bench.downstream-url:http://127.0.0.1:18099/}") String downstreamUrl,
-            RestClient.Builder rest, ObjectProvider<JdbcClient> jdbc) {
+            RestClient.Builder rest, ObjectProvider<JdbcClient> jdbc, ObjectProvider<StringRedisTemplate> redis) {
         this.downstream = HttpRequest.newBuilder(URI.create(downstreamUrl)).timeout(Duration.ofSeconds(30)).build();
         this.rest = rest.baseUrl(downstreamUrl).build();
         this.jdbc = jdbc;
+        this.redis = redis;
     }
 
     public URI downstreamUri() {
@@ -47,6 +51,11 @@ public class Backends {
     /** The same call with the JDK's HTTP client. */
     public String callDownstreamJdk() throws IOException, InterruptedException {
         return jdk.send(downstream, HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    /** A blocking Redis GET of a small value ({@code bench:item}, which the benchmark sets) with Boot's template. */
+    public String readRedis() {
+        return redis.getObject().opsForValue().get("bench:item");
     }
 
     /** A blocking JDBC read of one row. */

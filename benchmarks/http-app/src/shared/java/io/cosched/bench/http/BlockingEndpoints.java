@@ -38,6 +38,11 @@ public abstract class BlockingEndpoints {
         return backends.readRow(id);
     }
 
+    @GetMapping("/redis")
+    public String redis() {
+        return backends.readRedis();
+    }
+
     @GetMapping("/thread")
     public String thread() {
         return Thread.currentThread().toString();
