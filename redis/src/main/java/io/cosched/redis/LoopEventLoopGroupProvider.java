@@ -69,7 +69,8 @@ public final class LoopEventLoopGroupProvider implements EventLoopGroupProvider 
     /**
      * Resources for a client on loop {@code index} of {@code io}, sharing everything else of {@code base}
      * (computation threads, timer, event bus, address resolvers, latency recorder, reconnect delay, Netty
-     * customizer, tracing). Its command-latency events are off: {@code base} publishes the recorder they share.
+     * customizer, tracing); its connections also flush once per turn of the loop (Netty's {@code FlushConsolidationHandler}). Its
+     * command-latency events are off: {@code base} publishes the recorder they share.
      * Shut them down when their client is gone: that releases nothing shared, which stays {@code base}'s to
      * shut down. (Lettuce's own {@code mutate()} would not do here: the copy would shut down the executors of
      * {@code base} that {@code base} made itself.)
