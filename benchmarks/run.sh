@@ -66,10 +66,12 @@ bench_runs() {
     reactive:jdbc | reactive:downstream-jdk-200) return 1 ;;
     # Spring's virtual threads with Actuator's defaults, the peer of cosched-actuator
     virtual-threads-actuator:hello | virtual-threads-actuator:postgres | virtual-threads-actuator:redis) ;;
+    virtual-threads-actuator:mariadb) ;;
     virtual-threads-actuator:*) return 1 ;;
     # MariaDB, through MariaDB Connector/J and MySQL Connector/J: the WebFlux application's blocking
-    # variants (it has both drivers; no R2DBC MariaDB here)
+    # variants (it has both drivers; no R2DBC MariaDB here), and MariaDB's driver with Actuator on
     cosched:mariadb | cosched-2loops:mariadb | cosched-fallback:mariadb | elastic:mariadb | virtual-threads:mariadb) ;;
+    cosched-actuator:mariadb) ;;
     cosched:mysql | cosched-2loops:mysql | cosched-fallback:mysql | elastic:mysql | virtual-threads:mysql) ;;
     *:mariadb | *:mysql) return 1 ;;
     # Redis through Spring Data Redis and Lettuce: every Spring variant (the reactive one with Lettuce's
