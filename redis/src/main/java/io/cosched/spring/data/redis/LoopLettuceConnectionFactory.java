@@ -20,6 +20,7 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 
 /**
  * A Spring Data Redis {@link LettuceConnectionFactory} that gives a coroutine a connection of its own event
@@ -42,8 +43,7 @@ import java.util.concurrent.locks.ReentrantLock;
 public class LoopLettuceConnectionFactory extends LettuceConnectionFactory {
 
     private final IOManager io;
-    private final RedisConfiguration configuration;
-    private final LettuceClientConfiguration clientConfiguration;
+    private final RedisConfiguration configuration; // Spring Data Redis has no getter for it
     private final Lock lock = new ReentrantLock(); // start and stop of the per-loop factories
     private PipeliningFlushPolicy pipeliningFlushPolicy = PipeliningFlushPolicy.flushEachCommand();
     private volatile LettuceConnectionFactory @Nullable [] loops;
@@ -62,7 +62,6 @@ public class LoopLettuceConnectionFactory extends LettuceConnectionFactory {
         super(configuration, clientConfiguration);
         this.io = io;
         this.configuration = checked(configuration, io);
-        this.clientConfiguration = clientConfiguration;
     }
 
     /**
@@ -74,7 +73,6 @@ public class LoopLettuceConnectionFactory extends LettuceConnectionFactory {
         super(configuration, clientConfiguration);
         this.io = io;
         this.configuration = checked(configuration, io);
-        this.clientConfiguration = clientConfiguration;
     }
 
     private static RedisConfiguration checked(RedisConfiguration configuration, IOManager io) {
@@ -191,7 +189,7 @@ public class LoopLettuceConnectionFactory extends LettuceConnectionFactory {
     }
 
     private LettuceConnectionFactory[] createLoops() {
-        ClientResources base = clientConfiguration.getClientResources().orElse(null);
+        ClientResources base = getClientConfiguration().getClientResources().orElse(null);
         if (base == null) {
             // the main client makes resources of its own; the per-loop clients share one set made here
             base = DefaultClientResources.builder().eventLoopGroupProvider(LoopEventLoopGroupProvider.allLoops(io)).build();
@@ -204,7 +202,7 @@ public class LoopLettuceConnectionFactory extends LettuceConnectionFactory {
         for (int i = 0; i < n; i++) {
             resources[i] = LoopEventLoopGroupProvider.resourcesOnLoop(base, io, i);
             LettuceConnectionFactory f = new LettuceConnectionFactory(configuration,
-                    LoopClientConfigurations.onLoop(clientConfiguration, resources[i], n, i));
+                    LoopClientConfigurations.onLoop(getClientConfiguration(), resources[i], n, i));
             f.setShareNativeConnection(getShareNativeConnection());
             f.setValidateConnection(getValidateConnection());
             f.setConvertPipelineAndTxResults(getConvertPipelineAndTxResults());
@@ -219,27 +217,16 @@ public class LoopLettuceConnectionFactory extends LettuceConnectionFactory {
     public void stop() {
         lock.lock();
         try {
-            LettuceConnectionFactory[] l = loops;
+            eachLoop(loops, LettuceConnectionFactory::destroy);
             loops = null;
-            if (l != null) {
-                for (LettuceConnectionFactory f : l) {
-                    f.destroy();
-                }
-            }
-            ClientResources[] resources = loopResources;
+            // nothing of their own to wait for: all they hold is shared
+            eachLoop(loopResources, r -> r.shutdown(0, 0, TimeUnit.MILLISECONDS));
             loopResources = null;
-            if (resources != null) {
-                for (ClientResources r : resources) {
-                    if (r != null) {
-                        r.shutdown(0, 0, TimeUnit.MILLISECONDS); // nothing of their own to wait for
-                    }
-                }
-            }
             super.stop();
             ClientResources own = ownResources;
             ownResources = null;
             if (own != null) {
-                own.shutdown(0, clientConfiguration.getShutdownTimeout().toMillis(), TimeUnit.MILLISECONDS);
+                own.shutdown(0, getClientConfiguration().getShutdownTimeout().toMillis(), TimeUnit.MILLISECONDS);
             }
         } finally {
             lock.unlock();
@@ -256,17 +243,22 @@ public class LoopLettuceConnectionFactory extends LettuceConnectionFactory {
         return own != null ? own.getConnection() : super.getConnection();
     }
 
-    /** The factory of the caller's loop when the caller is on the IOManager, else {@code null}. */
+    /**
+     * The factory of the caller's loop: a coroutine's (or a virtual thread's it started) own; for a loop thread
+     * outside any coroutine, which would wait for a reply only it can read, the next loop's, as
+     * {@link IOManager#loopForCaller()} picks; {@code null} for a loop thread of a one-loop IOManager and for
+     * any other thread. Called on every {@link #getConnection()}: one look at the caller.
+     */
     @Nullable LettuceConnectionFactory factoryOfCaller() {
         LettuceConnectionFactory[] l = loops;
-        if (l == null || !io.isCurrent()) {
+        int loop = l == null ? -1 : io.currentLoop();
+        if (loop < 0) {
             return null;
         }
-        try {
-            return l[io.loopForCaller()];
-        } catch (IllegalStateException oneLoopAndOnIt) {
-            return null; // the reply would need this very thread: Lettuce's own threads read it
+        if (Thread.currentThread().isVirtual()) {
+            return l[loop];
         }
+        return l.length > 1 ? l[(loop + 1) % l.length] : null;
     }
 
     /** Loop {@code index}'s factory, while this one runs. */
@@ -279,22 +271,22 @@ public class LoopLettuceConnectionFactory extends LettuceConnectionFactory {
     @Override
     public void resetConnection() {
         super.resetConnection();
-        LettuceConnectionFactory[] l = loops;
-        if (l != null) {
-            for (LettuceConnectionFactory f : l) {
-                f.resetConnection();
-            }
-        }
+        eachLoop(loops, LettuceConnectionFactory::resetConnection);
     }
 
     /** Also each loop's shared connection. */
     @Override
     public void validateConnection() {
         super.validateConnection();
-        LettuceConnectionFactory[] l = loops;
-        if (l != null) {
-            for (LettuceConnectionFactory f : l) {
-                f.validateConnection();
+        eachLoop(loops, LettuceConnectionFactory::validateConnection);
+    }
+
+    private static <T> void eachLoop(T @Nullable [] perLoop, Consumer<T> action) {
+        if (perLoop != null) {
+            for (T t : perLoop) {
+                if (t != null) { // null past a loop whose making failed
+                    action.accept(t);
+                }
             }
         }
     }

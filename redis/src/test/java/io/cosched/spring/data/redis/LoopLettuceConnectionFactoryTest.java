@@ -112,6 +112,15 @@ class LoopLettuceConnectionFactoryTest {
     }
 
     @Test
+    void aLoopThreadOutsideAnyCoroutineIsAnsweredOnAnotherLoopNotOnItself() throws Exception {
+        StringRedisTemplate template = new StringRedisTemplate(started(LettuceClientConfiguration.builder()
+                .clientResources(base).build()));
+        // it blocks the loop's own thread: the reply must be read by another one
+        assertThat(io.eventLoop(0).submit(() -> completer(template)).get(10, TimeUnit.SECONDS)).isEqualTo(loopThread(1));
+        assertThat(io.eventLoop(1).submit(() -> completer(template)).get(10, TimeUnit.SECONDS)).isEqualTo(loopThread(0));
+    }
+
+    @Test
     void aStoppedFactoryClosesItsLoopsClientsAndStartsThemAgain() throws Exception {
         StringRedisTemplate template = new StringRedisTemplate(started(LettuceClientConfiguration.builder()
                 .clientResources(base).build()));

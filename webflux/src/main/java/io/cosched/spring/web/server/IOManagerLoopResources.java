@@ -11,7 +11,6 @@ import io.netty.channel.IoEventLoopGroup;
 import io.netty.util.concurrent.AbstractEventExecutorGroup;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Future;
-import org.jspecify.annotations.Nullable;
 import reactor.netty.resources.LoopResources;
 
 import java.util.Iterator;
@@ -30,11 +29,13 @@ import java.util.concurrent.TimeUnit;
 public final class IOManagerLoopResources implements LoopResources {
 
     private final IOManager io;
-    private volatile @Nullable EventLoopGroup clients;
+    private final EventLoopGroup clients;
 
     /** The event loops and acceptor of {@code io}. */
     public IOManagerLoopResources(IOManager io) {
         this.io = io;
+        EventLoopGroup loops = io.eventLoopGroup(); // made with the IOManager, started or not
+        this.clients = loops instanceof IoEventLoopGroup group ? new CallersLoop(io, group) : loops;
     }
 
     @Override
@@ -50,12 +51,7 @@ public final class IOManagerLoopResources implements LoopResources {
     /** The loops, {@code next()} being the caller's loop where it has one. */
     @Override
     public EventLoopGroup onClient(boolean useNative) {
-        EventLoopGroup c = clients;
-        if (c == null) { // a race makes two equal wrappers, harmlessly
-            EventLoopGroup group = io.eventLoopGroup();
-            clients = c = group instanceof IoEventLoopGroup loops ? new CallersLoop(io, loops) : group;
-        }
-        return c;
+        return clients;
     }
 
     @Override
