@@ -6,6 +6,7 @@
 #   benchmarks/soak.sh                          every case (about 20 minutes, the soak being 10 of them)
 #   SOAK_CASES="hog timer burst" benchmarks/soak.sh   some of them
 #   SOAK_SECONDS=120 benchmarks/soak.sh         a shorter soak
+#   SOAK_DEMO_ARGS="--cosched.web.shed-before-webflux=false" SOAK_CASES=overload benchmarks/soak.sh   a setting compared
 #
 # Cases: hog (a 3 s CPU hog on one of two loops: new connections' requests answered, p99 <= 200 ms),
 # timer (a sleep homed on a loop that gets stuck ends within threshold + 20 ms of its due time),
@@ -70,7 +71,8 @@ cosched() { # cosched PATH: a number from /actuator/cosched (schedulers.cosched-
 
 start_demo() { # start_demo LOG [ARGS]
   local log=$1; shift
-  "$JAVA" -Xms512m -Xmx512m -jar "$demo" --server.port=$port "$@" > "$out/$log" 2>&1 &
+  # shellcheck disable=SC2086 # SOAK_DEMO_ARGS: more arguments for every start, e.g. to compare a setting
+  "$JAVA" -Xms512m -Xmx512m -jar "$demo" --server.port=$port "$@" ${SOAK_DEMO_ARGS-} > "$out/$log" 2>&1 &
   pid=$!
   for _ in $(seq 1 120); do curl -sf "$base/actuator/health" > /dev/null && return 0; sleep 0.5; done
   echo "soak: the demo did not start, see $out/$log" >&2; exit 1

@@ -13,6 +13,7 @@ module io.cosched {
     requires transitive io.netty.transport;
     requires io.netty.transport.classes.epoll;
     requires java.management;
+    requires static jdk.jfr; // Flight Recorder events, when the runtime has the module
 
     exports io.cosched;
     exports io.cosched.net;

@@ -55,6 +55,16 @@ public interface Coroutine<T> {
     Thread thread();
 
     /**
+     * Attaches what it works for, shown beside it in coroutine dumps by that object's
+     * {@code toString()}, which is called only when a dump is taken (a web request's coroutine shows
+     * its method, path pattern and age). Replaces an earlier attachment; null removes it.
+     */
+    void attach(Object what);
+
+    /** What {@link #attach} attached, or null. */
+    Object attachment();
+
+    /**
      * Wakes it from {@link Coroutines#suspend()}. A resume that arrives before the suspend is kept
      * (one at most), so the next suspend returns at once; resuming twice is the same as once.
      */

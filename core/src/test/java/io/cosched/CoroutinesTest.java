@@ -55,6 +55,18 @@ class CoroutinesTest {
     }
 
     @Test
+    void anAttachmentSetInsideIsReadAndClearedThroughTheHandle() throws Exception {
+        Coroutine<Object> c = io.spawn(() -> {
+            Coroutines.current().orElseThrow().attach("job 7, step 2");
+            return Coroutines.current().orElseThrow().attachment();
+        });
+        assertThat(c.join()).isEqualTo("job 7, step 2");
+        assertThat(c.attachment()).isEqualTo("job 7, step 2");
+        c.attach(null);
+        assertThat(c.attachment()).isNull();
+    }
+
+    @Test
     void aSleepingCoroutineIsCountedAsSleepingAndCancelWakesIt() throws Exception {
         Coroutine<Void> sleeper = io.spawn(() -> {
             Coroutines.sleep(Duration.ofMinutes(5));

@@ -53,6 +53,7 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
     private volatile int state;      // READY .. CANCELLED
     private volatile int permit;     // 1 = a resume() is pending
     private volatile boolean sleeping;
+    private volatile Object attachment; // what it works for, for dumps
     private final CoroutineResult<T> result = new CoroutineResult<>(this);
     // Open shields and an interrupt held back by them; guarded by this. Null until the first shield:
     // most coroutines never open one.
@@ -281,6 +282,16 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
     @Override
     public CoroutineState state() {
         return STATES[state];
+    }
+
+    @Override
+    public void attach(Object what) {
+        attachment = what;
+    }
+
+    @Override
+    public Object attachment() {
+        return attachment;
     }
 
     @Override

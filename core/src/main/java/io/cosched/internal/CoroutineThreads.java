@@ -79,6 +79,7 @@ public abstract class CoroutineThreads {
                 "cosched runs coroutines as ordinary virtual threads (fallback mode): virtual threads cannot be "
                         + "built on cosched''s carriers ({0}). Start the JVM with {1} to run them on cosched''s "
                         + "carriers and event loops.", reason, ADD_OPENS_FLAG);
+        JfrEvents.fallbackMode(reason, "start the JVM with " + ADD_OPENS_FLAG);
         return new FallbackThreads(reason);
     }
 

@@ -283,6 +283,7 @@ final class StallWatchdog implements Runnable {
             stack = t != null ? t.getStackTrace() : new StackTraceElement[0];
         }
         int spilled = c.spillQueued();
+        JfrEvents.stall(owner.name(), c.threadName(), now - since, v == Verdict.BLOCKED, what, spilled, stack, STACK_FRAMES);
         if (LOG.isLoggable(System.Logger.Level.WARNING)) {
             StringBuilder sb = new StringBuilder();
             sb.append(owner.kind()).append(" '").append(owner.name()).append("': carrier ").append(c.threadName())
@@ -319,6 +320,7 @@ final class StallWatchdog implements Runnable {
 
     private void recovered(Carrier c, long stuckNanos) {
         c.stalled = false;
+        JfrEvents.stallEnded(owner.name(), c.threadName(), stuckNanos);
         LOG.log(System.Logger.Level.INFO, "{0} ''{1}'': carrier {2} moves again after being stuck for about {3} ms",
                 owner.kind(), owner.name(), c.threadName(), millis(stuckNanos));
     }

@@ -8,6 +8,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -137,6 +142,41 @@ class StallWatchdogTest {
         assertThat(pool.stats().stalledThreads()).isZero();
         assertThat(pool.stats().stalls()).isEqualTo(1);
         assertThat(messages(Level.INFO)).anySatisfy(m -> assertThat(m).contains("stall-pool-0 moves again"));
+    }
+
+    @Test
+    @Tag("carrier-only")
+    void aStallAndItsEndAreFlightRecorderEventsWithTheVerdictAndTheStuckCode(@TempDir Path dir) throws Exception {
+        PoolRuntime pool = hoggedPool("jfr-pool");
+        long[] now = {0};
+        SetTimes times = new SetTimes();
+        StallWatchdog watchdog = pool.manualWatchdog(100 * MS, () -> now[0], times, Long.MAX_VALUE);
+        Path file = dir.resolve("stall.jfr");
+        try (Recording recording = new Recording()) {
+            recording.enable("io.cosched.Stall");
+            recording.enable("io.cosched.StallEnded");
+            recording.start();
+            watchdog.check(0);
+            times.cpu[0] = 130 * MS; // it ran all the time watched
+            watchdog.check(130 * MS);
+            release.set(true);
+            eventually(Duration.ofSeconds(5), () -> !isBusy(pool, 0), () -> "carrier 0 still in the hog's step");
+            watchdog.check(300 * MS);
+            recording.stop();
+            recording.dump(file);
+        }
+        List<RecordedEvent> events = RecordingFile.readAllEvents(file);
+        assertThat(events).extracting(e -> e.getEventType().getName()).containsExactly("io.cosched.Stall", "io.cosched.StallEnded");
+        RecordedEvent stall = events.get(0);
+        assertThat(stall.getString("scheduler")).isEqualTo("jfr-pool");
+        assertThat(stall.getString("carrier")).isEqualTo("jfr-pool-0");
+        assertThat(stall.getDuration("stuckFor")).isEqualTo(Duration.ofMillis(130));
+        assertThat(stall.getString("verdict")).isEqualTo("running");
+        assertThat(stall.getString("task")).startsWith("coroutine ");
+        assertThat(stall.getString("topFrames")).contains("spinUntilReleased");
+        RecordedEvent ended = events.get(1);
+        assertThat(ended.getString("carrier")).isEqualTo("jfr-pool-0");
+        assertThat(ended.getDuration("stuckFor")).isEqualTo(Duration.ofMillis(300));
     }
 
     /** Thread times a test sets: CPU used and run-queue wait, per carrier index. */

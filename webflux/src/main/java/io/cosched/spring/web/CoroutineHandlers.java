@@ -1,5 +1,6 @@
 package io.cosched.spring.web;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.web.reactive.function.server.HandlerFilterFunction;
 import org.springframework.web.reactive.function.server.HandlerFunction;
 import org.springframework.web.reactive.function.server.ServerRequest;
@@ -67,7 +68,22 @@ public final class CoroutineHandlers {
      * usually a {@code ServerResponse} builder's {@code bodyValue(..)}.
      */
     public <T extends ServerResponse> HandlerFunction<T> blocking(BlockingHandler<T> handler) {
-        return request -> runner.call(request.exchange(), () -> handler.handle(request));
+        return new Blocking<>(runner, handler);
+    }
+
+    /**
+     * The runner of a handler function made by {@link #blocking}, or null for any other function:
+     * how cosched tells, from an application's router functions, which routes run as coroutines.
+     */
+    public static @Nullable Runner runnerOf(HandlerFunction<?> function) {
+        return function instanceof Blocking<?> blocking ? blocking.runner : null;
+    }
+
+    private record Blocking<T extends ServerResponse>(Runner runner, BlockingHandler<T> handler) implements HandlerFunction<T> {
+        @Override
+        public Mono<T> handle(ServerRequest request) {
+            return runner.call(request.exchange(), () -> handler.handle(request));
+        }
     }
 
     /**

@@ -9,6 +9,7 @@ public final class CoschedWebStats {
     private final AtomicInteger inFlight = new AtomicInteger();
     private final LongAdder timedOut = new LongAdder();
     private final LongAdder shed = new LongAdder();
+    private final LongAdder shedEarly = new LongAdder();
     private final LongAdder cancelled = new LongAdder();
     private final LongAdder coroutines = new LongAdder();
     private final LongAdder inlined = new LongAdder();
@@ -27,6 +28,14 @@ public final class CoschedWebStats {
     /** Requests answered with 503 because {@code cosched.web.max-in-flight} were already running. */
     public long shed() {
         return shed.sum();
+    }
+
+    /**
+     * Of the {@link #shed()} requests, those answered before WebFlux saw them, by a handler in the
+     * connection's pipeline (HTTP/1.1, on routes that surely run as coroutines).
+     */
+    public long shedEarly() {
+        return shedEarly.sum();
     }
 
     /**
@@ -81,6 +90,10 @@ public final class CoschedWebStats {
         shed.increment();
     }
 
+    public void countShedEarly() {
+        shedEarly.increment();
+    }
+
     public void countCancelled() {
         cancelled.increment();
     }
@@ -99,7 +112,7 @@ public final class CoschedWebStats {
 
     @Override
     public String toString() {
-        return "CoschedWebStats[inFlight=" + inFlight() + ", timedOut=" + timedOut() + ", shed=" + shed()
+        return "CoschedWebStats[inFlight=" + inFlight() + ", timedOut=" + timedOut() + ", shed=" + shed() + ", shedEarly=" + shedEarly()
                 + ", cancelled=" + cancelled() + ", coroutinesStarted=" + coroutinesStarted() + ", inlined=" + inlined()
                 + ", offLoop=" + offLoop() + "]";
     }

@@ -125,12 +125,12 @@ public class CoschedEndpoint {
     }
 
     /** Requests handled by coroutines: running now, and counted since start. */
-    public record WebReport(int inFlight, long timedOut, long shed, long cancelled, long coroutinesStarted, long inlined,
-            long offLoop) {
+    public record WebReport(int inFlight, long timedOut, long shed, long shedEarly, long cancelled, long coroutinesStarted,
+            long inlined, long offLoop) {
 
         static WebReport of(CoschedWebStats w) {
-            return new WebReport(w.inFlight(), w.timedOut(), w.shed(), w.cancelled(), w.coroutinesStarted(), w.inlined(),
-                    w.offLoop());
+            return new WebReport(w.inFlight(), w.timedOut(), w.shed(), w.shedEarly(), w.cancelled(), w.coroutinesStarted(),
+                    w.inlined(), w.offLoop());
         }
     }
 
@@ -139,7 +139,7 @@ public class CoschedEndpoint {
     }
 
     /** One live coroutine and where it is. */
-    public record CoroutineReport(long id, String name, String state, List<String> stack) {
+    public record CoroutineReport(long id, String name, String state, @Nullable String serving, List<String> stack) {
 
         static CoroutineReport of(Coroutine<?> c) {
             StackTraceElement[] frames = c.thread().getStackTrace();
@@ -147,7 +147,8 @@ public class CoschedEndpoint {
             for (StackTraceElement f : frames) {
                 stack.add(f.toString());
             }
-            return new CoroutineReport(c.id(), c.name(), c.state().name(), stack);
+            Object serving = c.attachment();
+            return new CoroutineReport(c.id(), c.name(), c.state().name(), serving == null ? null : serving.toString(), stack);
         }
     }
 }

@@ -67,6 +67,9 @@ public class CoschedMeterBinder implements MeterBinder {
             FunctionCounter.builder("cosched.web.shed", w, CoschedWebStats::shed)
                     .description("Coroutine requests answered 503 because cosched.web.max-in-flight were running")
                     .register(registry);
+            FunctionCounter.builder("cosched.web.shed.early", w, CoschedWebStats::shedEarly)
+                    .description("Of the shed coroutine requests, those answered before WebFlux (cosched.web.shed-before-webflux)")
+                    .register(registry);
             FunctionCounter.builder("cosched.web.cancelled", w, CoschedWebStats::cancelled)
                     .description("Coroutine requests cancelled before their handler finished (client gone)")
                     .register(registry);

@@ -196,6 +196,15 @@ public class CoschedProperties {
         private boolean cancelOnDisconnect = true;
 
         /**
+         * Whether requests over max-in-flight on routes that surely run as coroutines are answered 503 by a handler in the
+         * connection's pipeline (HTTP/1.1), before WebFlux's exchange, filters and handler lookup; off sheds them in WebFlux.
+         */
+        private boolean shedBeforeWebflux = true;
+
+        /** The coschedShedding health contributor, for the readiness probe of instances behind a load balancer. */
+        private final Readiness readiness = new Readiness();
+
+        /**
          * Whether WebFlux's in-memory session store is cosched's, which makes a new session on the thread that asks
          * for it: Spring's hops to boundedElastic and then parallel for every new session, and Spring Security asks
          * for one on every request without a session cookie. Off keeps Spring Boot's store.
@@ -234,6 +243,18 @@ public class CoschedProperties {
             this.cancelOnDisconnect = cancelOnDisconnect;
         }
 
+        public Readiness getReadiness() {
+            return readiness;
+        }
+
+        public boolean isShedBeforeWebflux() {
+            return shedBeforeWebflux;
+        }
+
+        public void setShedBeforeWebflux(boolean shedBeforeWebflux) {
+            this.shedBeforeWebflux = shedBeforeWebflux;
+        }
+
         public boolean isInlineSessions() {
             return inlineSessions;
         }
@@ -254,6 +275,55 @@ public class CoschedProperties {
     }
 
     /** Stopping the schedulers when the application context closes. */
+
+    /** The coschedShedding health contributor: out of service while the instance sheds, with hysteresis. */
+    public static class Readiness {
+
+        /** Whether the coschedShedding health contributor exists (add it to the readiness group). */
+        private boolean enabled;
+
+        /** Share of coroutine requests shed over a probe's window (at least 1 s) that takes the instance out of service. */
+        private double refuseAt = 0.1;
+
+        /** Share under which a window counts as calm; must not exceed refuse-at. */
+        private double acceptBelow = 0.01;
+
+        /** How long the calm must last before the instance is in service again. */
+        private Duration hold = Duration.ofSeconds(20);
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public double getRefuseAt() {
+            return refuseAt;
+        }
+
+        public void setRefuseAt(double refuseAt) {
+            this.refuseAt = refuseAt;
+        }
+
+        public double getAcceptBelow() {
+            return acceptBelow;
+        }
+
+        public void setAcceptBelow(double acceptBelow) {
+            this.acceptBelow = acceptBelow;
+        }
+
+        public Duration getHold() {
+            return hold;
+        }
+
+        public void setHold(Duration hold) {
+            this.hold = hold;
+        }
+    }
+
     public static class Shutdown {
 
         /** How long stopping waits for coroutines to finish; what is left goes on running on the JDK's default scheduler. */

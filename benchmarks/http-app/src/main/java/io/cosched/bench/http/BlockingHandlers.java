@@ -4,6 +4,7 @@ import io.cosched.spring.web.RunAsCoroutine;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.http.client.reactive.ClientHttpConnector;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.publisher.Mono;
@@ -29,6 +30,13 @@ public class BlockingHandlers extends BlockingEndpoints {
     @GetMapping("/downstream-webclient")
     public String downstreamWebClient() {
         return webClient.get().retrieve().bodyToMono(String.class).block();
+    }
+
+    /** Holds its coroutine (and in-flight slot) for {@code ms}: what fills the server in benchmarks/shed.sh. */
+    @GetMapping("/hold")
+    public String hold(@RequestParam long ms) throws InterruptedException {
+        Thread.sleep(ms);
+        return "held";
     }
 
     /**

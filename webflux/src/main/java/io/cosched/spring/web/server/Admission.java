@@ -3,6 +3,9 @@ package io.cosched.spring.web.server;
 import io.cosched.IOManager;
 import io.cosched.spring.web.CoschedWebStats;
 
+import org.jspecify.annotations.Nullable;
+import org.springframework.web.server.ServerWebExchange;
+
 import java.util.function.Supplier;
 
 /**
@@ -23,13 +26,29 @@ final class Admission {
         this.limit = limit;
     }
 
-    /** Takes a slot; false, counted as shed, when {@code limit} coroutine requests hold one already. */
-    boolean enter() {
+    /**
+     * Takes a slot; false, counted and recorded as shed, when {@code limit} coroutine requests hold one
+     * already. {@code exchange}: the request, null for a hand-off of Spring's blocking execution.
+     */
+    boolean enter(@Nullable ServerWebExchange exchange) {
         if (stats.tryEnter(limit)) {
             return true;
         }
         stats.countShed();
+        WebEvents.shed(exchange, limit);
         return false;
+    }
+
+    /** Whether {@code limit} coroutine requests hold a slot now (a look, not a reservation). */
+    boolean full() {
+        return stats.inFlight() >= limit;
+    }
+
+    /** Counts and records a request shed before WebFlux saw it ({@link EarlyShedding}), as its request line says. */
+    void shedEarly(String method, String uri) {
+        stats.countShed();
+        stats.countShedEarly();
+        WebEvents.shedEarly(method, uri, limit);
     }
 
     /** What a shed request fails with (answered 503). */
@@ -61,7 +80,7 @@ final class Admission {
      * @throws java.util.concurrent.RejectedExecutionException when the IOManager is stopping (the slot is back)
      */
     void execute(Runnable task) {
-        if (!enter()) {
+        if (!enter(null)) {
             throw rejection();
         }
         Runnable body = () -> {

@@ -43,6 +43,7 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
     private final RequestPolicy policy;
     private final CoroutineHandlerSelector selector;
     private final CoroutineHandlerExecutor executor;
+    private final EarlyShedding earlyShedding;
     // the IOManager's loops in index order when coroutines run on them (carrier mode), else empty;
     // known once the IOManager runs, so read at the first request
     private volatile Loop @Nullable [] loops;
@@ -64,6 +65,7 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
                 ContextRestorer.detect());
         this.selector = new CoroutineHandlerSelector(annotatedOnly);
         this.executor = new CoroutineHandlerExecutor(admission);
+        this.earlyShedding = new EarlyShedding(admission, this);
     }
 
     /**
@@ -105,6 +107,14 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
     /** Which handler methods run as coroutines: not reactive, and in annotated mode marked {@code @RunAsCoroutine}. */
     public Predicate<HandlerMethod> selector() {
         return selector;
+    }
+
+    /**
+     * Sheds coroutine requests over the in-flight limit in the connection's pipeline, before WebFlux:
+     * install it on each server connection and give it the handler mappings once they are initialized.
+     */
+    public EarlyShedding earlyShedding() {
+        return earlyShedding;
     }
 
     /** Answers timed-out and shed requests with 503; ordered ahead of Spring Boot's error handler. */

@@ -96,7 +96,7 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
     /** Admits the request and starts its coroutine; called once, by the subscribing thread. */
     void start() {
         actual.onSubscribe(this);
-        if (!admission.enter()) {
+        if (!admission.enter(exchange)) {
             if (terminate()) {
                 actual.onError(admission.rejection());
             }
@@ -128,6 +128,7 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
             }
             return;
         }
+        started.attach(this); // the dump shows which request it serves (toString)
         coroutine = started;
         if (interruptWanted) {
             started.interrupt(); // cancelled while it was being started
@@ -258,6 +259,7 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
         }
         admission.stats().countCancelled();
         boolean interrupt = policy.cancelOnDisconnect();
+        WebEvents.cancelled(exchange, System.nanoTime() - admittedNanos, interrupt);
         if (LOG.isDebugEnabled()) {
             ServerHttpRequest r = exchange.getRequest();
             LOG.debug(r.getMethod() + " " + r.getPath() + " cancelled after "
@@ -274,6 +276,8 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
             return;
         }
         admission.stats().countTimedOut();
+        Duration timeout = policy.timeout();
+        WebEvents.timeout(exchange, timeout == null ? 0 : timeout.toNanos());
         interrupt();
         actual.onError(new RequestTimeoutException(policy.timeout()));
     }
@@ -380,5 +384,12 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
                 return true;
             }
         }
+    }
+
+    /** What the coroutine serves, for dumps: method, path pattern (else the path) and age. */
+    @Override
+    public String toString() {
+        return exchange.getRequest().getMethod().name() + " " + WebEvents.path(exchange) + ", admitted "
+                + (System.nanoTime() - admittedNanos) / 1_000_000 + " ms ago";
     }
 }

@@ -37,10 +37,14 @@ final class UnavailableResponses implements WebExceptionHandler, Ordered {
         if (error instanceof CoroutineRejectedException) {
             headers.set(HttpHeaders.RETRY_AFTER, "1");
         }
-        byte[] body = ("{\"type\":\"about:blank\",\"title\":\"Service Unavailable\",\"status\":503,\"detail\":\""
-                + error.getMessage() + "\"}").getBytes(StandardCharsets.UTF_8);
+        byte[] body = problem(error.getMessage()).getBytes(StandardCharsets.UTF_8);
         headers.setContentLength(body.length);
         return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
+    }
+
+    /** The problem-detail body of a 503 (RFC 9457); {@code detail} is cosched's own message, no user input. */
+    static String problem(String detail) {
+        return "{\"type\":\"about:blank\",\"title\":\"Service Unavailable\",\"status\":503,\"detail\":\"" + detail + "\"}";
     }
 
     @Override

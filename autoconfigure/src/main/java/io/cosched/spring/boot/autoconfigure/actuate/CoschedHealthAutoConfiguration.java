@@ -2,7 +2,14 @@ package io.cosched.spring.boot.autoconfigure.actuate;
 
 import io.cosched.Scheduler;
 import io.cosched.spring.boot.actuate.CoschedHealthIndicator;
+import io.cosched.spring.boot.actuate.CoschedSheddingHealthIndicator;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
+import io.cosched.spring.boot.autoconfigure.CoschedProperties;
+import io.cosched.spring.boot.autoconfigure.web.CoschedWebFluxAutoConfiguration;
+import io.cosched.spring.web.CoschedWebStats;
+import io.cosched.spring.web.SheddingReadiness;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -13,8 +20,12 @@ import org.springframework.boot.health.autoconfigure.contributor.HealthContribut
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 
-/** The {@code cosched} health contributor; {@code management.health.cosched.enabled=false} switches it off. */
-@AutoConfiguration(after = CoschedAutoConfiguration.class, before = HealthContributorAutoConfiguration.class)
+/**
+ * The {@code cosched} health contributor ({@code management.health.cosched.enabled=false} switches it
+ * off), and the opt-in {@code coschedShedding} one for readiness probes.
+ */
+@AutoConfiguration(after = {CoschedAutoConfiguration.class, CoschedWebFluxAutoConfiguration.class},
+        before = HealthContributorAutoConfiguration.class)
 @ConditionalOnClass(HealthIndicator.class)
 @ConditionalOnBean(Scheduler.class)
 @ConditionalOnEnabledHealthIndicator("cosched")
@@ -24,5 +35,30 @@ public final class CoschedHealthAutoConfiguration {
     @ConditionalOnMissingBean(name = "coschedHealthIndicator")
     CoschedHealthIndicator coschedHealthIndicator(ObjectProvider<Scheduler> schedulers) {
         return new CoschedHealthIndicator(new SchedulerBeans(schedulers));
+    }
+
+    /** {@code coschedShedding}, for the readiness group: {@code cosched.web.readiness.enabled=true}. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(CoschedWebStats.class)
+    @ConditionalOnBean(CoschedWebStats.class)
+    @ConditionalOnBooleanProperty("cosched.web.readiness.enabled")
+    static final class SheddingReadinessConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "coschedSheddingHealthIndicator")
+        CoschedSheddingHealthIndicator coschedSheddingHealthIndicator(CoschedWebStats stats, CoschedProperties properties) {
+            CoschedProperties.Readiness r = properties.getWeb().getReadiness();
+            if (!(r.getRefuseAt() > 0 && r.getRefuseAt() <= 1)) {
+                throw new IllegalArgumentException("cosched.web.readiness.refuse-at: " + r.getRefuseAt() + " (expected: > 0 and <= 1)");
+            }
+            if (!(r.getAcceptBelow() > 0 && r.getAcceptBelow() <= r.getRefuseAt())) {
+                throw new IllegalArgumentException("cosched.web.readiness.accept-below: " + r.getAcceptBelow()
+                        + " (expected: > 0 and <= cosched.web.readiness.refuse-at, " + r.getRefuseAt() + ")");
+            }
+            if (r.getHold().isNegative()) {
+                throw new IllegalArgumentException("cosched.web.readiness.hold: " + r.getHold() + " (expected: >= 0)");
+            }
+            return new CoschedSheddingHealthIndicator(new SheddingReadiness(stats, r.getRefuseAt(), r.getAcceptBelow(), r.getHold()));
+        }
     }
 }

@@ -7,7 +7,16 @@ import io.cosched.spring.boot.autoconfigure.CoschedProperties.WebMode;
 import io.cosched.spring.web.CoroutineHandlers;
 import io.cosched.spring.web.CoschedWebStats;
 import io.cosched.spring.web.server.CoroutineRequests;
+import io.cosched.spring.web.server.EarlyShedding;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.reactor.netty.NettyServerCustomizer;
+import org.springframework.core.annotation.AnnotationAwareOrderComparator;
+import org.springframework.core.env.Environment;
+import org.springframework.web.reactive.HandlerMapping;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -21,6 +30,9 @@ import org.springframework.web.reactive.config.WebFluxConfigurer;
 import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerAdapter;
 import org.springframework.web.server.WebExceptionHandler;
 import reactor.core.scheduler.Schedulers;
+
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Blocking WebFlux handlers as coroutines on the event loop that read the request, with request
@@ -77,6 +89,34 @@ public final class CoschedWebFluxAutoConfiguration {
         @ConditionalOnMissingBean
         CoroutineHandlers coschedCoroutineHandlers(CoroutineRequests requests) {
             return new CoroutineHandlers(requests);
+        }
+
+        /**
+         * Sheds coroutine requests over {@code cosched.web.max-in-flight} in each connection's pipeline,
+         * before WebFlux ({@code cosched.web.shed-before-webflux}); the routes are read from the handler
+         * mappings once every singleton exists, before the server starts.
+         */
+        @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+        @ConditionalOnClass(NettyServerCustomizer.class)
+        @ConditionalOnProperty(name = "cosched.web.max-in-flight")
+        @ConditionalOnBooleanProperty(name = "cosched.web.shed-before-webflux", matchIfMissing = true)
+        static final class EarlySheddingConfiguration {
+
+            @Bean
+            NettyServerCustomizer coschedEarlyShedding(CoroutineRequests requests) {
+                EarlyShedding shedding = requests.earlyShedding();
+                return server -> server.doOnChannelInit((observer, channel, remote) -> shedding.install(channel));
+            }
+
+            @Bean
+            SmartInitializingSingleton coschedEarlySheddingRoutes(CoroutineRequests requests,
+                    ObjectProvider<HandlerMapping> handlerMappings, Environment environment) {
+                return () -> {
+                    List<HandlerMapping> mappings = new ArrayList<>(handlerMappings.stream().toList());
+                    AnnotationAwareOrderComparator.sort(mappings); // DispatcherHandler's order
+                    requests.earlyShedding().useRoutes(mappings, environment.getProperty("spring.webflux.base-path", ""));
+                };
+            }
         }
 
         /**

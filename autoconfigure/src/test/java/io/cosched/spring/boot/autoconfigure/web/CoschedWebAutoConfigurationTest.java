@@ -46,6 +46,15 @@ class CoschedWebAutoConfigurationTest {
     }
 
     @Test
+    void shedsBeforeWebFluxOnlyWithAnInFlightLimitAndUnlessSwitchedOff() {
+        runner.run(context -> assertThat(context).doesNotHaveBean("coschedEarlyShedding"));
+        runner.withPropertyValues("cosched.web.max-in-flight=10").run(context ->
+                assertThat(context).hasBean("coschedEarlyShedding").hasBean("coschedEarlySheddingRoutes"));
+        runner.withPropertyValues("cosched.web.max-in-flight=10", "cosched.web.shed-before-webflux=false").run(context ->
+                assertThat(context).doesNotHaveBean("coschedEarlyShedding"));
+    }
+
+    @Test
     void backsOffWhenTheApplicationDefinesItsOwnReactorResourceFactory() {
         ReactorResourceFactory own = new ReactorResourceFactory();
         runner.withBean("myResources", ReactorResourceFactory.class, () -> own).run(context ->

@@ -14,9 +14,24 @@ final class Http {
     private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(10)).build();
     private final String base;
+    private final int port;
 
     Http(int port) {
         this.base = "http://127.0.0.1:" + port;
+        this.port = port;
+    }
+
+    /**
+     * Writes {@code requests} (raw HTTP/1.1, the last one asking to close) on one new connection and
+     * returns all the server wrote until it closed.
+     */
+    String raw(String requests) throws IOException {
+        try (java.net.Socket socket = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), port)) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(requests.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+            return new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII);
+        }
     }
 
     HttpResponse<String> get(String path, String... headers) throws IOException, InterruptedException {

@@ -62,6 +62,7 @@ class StallWebTest {
             assertThat(dump.get("total").asInt()).isEqualTo(1);
             JsonNode co = dump.get("coroutines").get(0);
             assertThat(co.get("state").asString()).isEqualTo("WAITING");
+            assertThat(co.get("serving").asString()).as("the request it serves").matches("GET /hold, admitted \\d+ ms ago");
             assertThat(co.get("stack").toString()).contains("WebTestApp$Handlers.hold");
             assertThat(app.http().get("/actuator/cosched/test-io/other").statusCode()).isEqualTo(404);
         } finally {

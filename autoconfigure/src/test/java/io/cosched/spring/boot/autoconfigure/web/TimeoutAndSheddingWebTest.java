@@ -61,13 +61,29 @@ class TimeoutAndSheddingWebTest {
         assertThat(WebTestApp.Probe.holding.await(10, TimeUnit.SECONDS)).as("two requests holding").isTrue();
         assertThat(stats().inFlight()).isEqualTo(2);
 
+        long shedEarly = stats().shedEarly();
         HttpResponse<String> third = app.http().get("/thread");
         assertThat(third.statusCode()).isEqualTo(503);
         assertThat(third.headers().firstValue("Retry-After")).hasValue("1");
+        assertThat(third.headers().firstValue("Content-Type")).hasValue("application/problem+json");
         assertThat(third.body()).contains("too many requests in flight (cosched.web.max-in-flight: 2)");
         assertThat(stats().shed() - shed).isEqualTo(1);
+        assertThat(stats().shedEarly() - shedEarly).as("answered in the pipeline, before WebFlux").isEqualTo(1);
+        // a functional coroutine route too; one whose coroutine a filter starts cannot be told from its
+        // route, so WebFlux sheds it
+        assertThat(app.http().get("/fn/thread").statusCode()).isEqualTo(503);
+        assertThat(stats().shedEarly() - shedEarly).isEqualTo(2);
+        assertThat(app.http().get("/fn/filtered").statusCode()).isEqualTo(503);
+        assertThat(stats().shed() - shed).isEqualTo(3);
+        assertThat(stats().shedEarly() - shedEarly).isEqualTo(2);
         // a reactive handler needs no coroutine and is not shed
         assertThat(app.http().get("/reactive-thread").statusCode()).isEqualTo(200);
+        // a POST with a body, then a request on the same connection: the body is dropped, the connection goes on
+        assertThat(app.http().raw(
+                "POST /echo-slow?ms=1 HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nbody"
+                        + "GET /reactive-thread HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
+                .startsWith("HTTP/1.1 503 Service Unavailable").contains("HTTP/1.1 200 OK");
+        assertThat(stats().shedEarly() - shedEarly).isEqualTo(3);
 
         WebTestApp.Probe.release.countDown();
         assertThat(first.get(30, TimeUnit.SECONDS).body()).isEqualTo("held");

@@ -1,0 +1,105 @@
+package io.cosched.spring.boot.autoconfigure.web;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.yaml.snakeyaml.Yaml;
+
+import java.io.Reader;
+import java.io.StringReader;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * docs/k8s/cosched-service.yaml against a running application with its settings: the Deployment's
+ * probe paths answer, the autoscaler's metric is one the application exports, and the readiness
+ * probe takes the instance out while it sheds and brings it back once calm.
+ */
+@Timeout(120)
+class KubernetesManifestWebTest {
+
+    private static final Path MANIFEST = Path.of("..", "docs", "k8s", "cosched-service.yaml");
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> map(Object o, String... keys) {
+        Object at = o;
+        for (String k : keys) {
+            at = ((Map<String, Object>) at).get(k);
+            assertThat(at).as("manifest key " + k).isNotNull();
+        }
+        return (Map<String, Object>) at;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Object> list(Object o, String key) {
+        return (List<Object>) ((Map<String, Object>) o).get(key);
+    }
+
+    @Test
+    void theManifestsProbesAndAutoscalerMetricFitTheApplication() throws Exception {
+        List<Map<String, Object>> docs = new ArrayList<>();
+        try (Reader r = Files.newBufferedReader(MANIFEST)) {
+            for (Object d : new Yaml().loadAll(r)) {
+                docs.add(map(d));
+            }
+        }
+        Map<String, Object> configMap = docs.stream().filter(d -> "ConfigMap".equals(d.get("kind"))).findFirst().orElseThrow();
+        Map<String, Object> deployment = docs.stream().filter(d -> "Deployment".equals(d.get("kind"))).findFirst().orElseThrow();
+        Map<String, Object> hpa = docs.stream().filter(d -> "HorizontalPodAutoscaler".equals(d.get("kind"))).findFirst().orElseThrow();
+
+        Properties settings = new Properties();
+        settings.load(new StringReader((String) map(configMap, "data").get("application.properties")));
+        List<String> properties = new ArrayList<>();
+        settings.forEach((k, v) -> properties.add(k + "=" + v));
+        // the test's scale: two slots to fill, a hold of a second
+        properties.add("cosched.web.max-in-flight=2");
+        properties.add("cosched.web.readiness.hold=1s");
+
+        Map<String, Object> container = map(list(map(deployment, "spec", "template", "spec"), "containers").get(0));
+        List<String> probePaths = new ArrayList<>();
+        for (String probe : List.of("readinessProbe", "livenessProbe", "startupProbe")) {
+            probePaths.add((String) map(container, probe, "httpGet").get("path"));
+        }
+        String metric = (String) map(map(list(map(hpa, "spec"), "metrics").get(0)), "pods", "metric").get("name");
+
+        try (ConfigurableApplicationContext context = WebTestApp.startWith(properties)) {
+            Http http = new Http(WebTestApp.port(context));
+            for (String path : probePaths) {
+                HttpResponse<String> r = http.get(path);
+                assertThat(r.statusCode()).as(path + ": " + r.body()).isEqualTo(200);
+                assertThat(r.body()).contains("\"status\":\"UP\"");
+            }
+            String prometheus = http.get("/actuator/prometheus").body();
+            assertThat(prometheus.lines().filter(l -> l.startsWith(metric + " ") || l.startsWith(metric + "{")))
+                    .as("the autoscaler's metric " + metric).isNotEmpty();
+
+            String readiness = probePaths.get(0);
+            // shedding: two requests hold the slots, the rest are answered 503
+            WebTestApp.Probe.reset();
+            WebTestApp.Probe.holding = new CountDownLatch(2);
+            CompletableFuture<HttpResponse<String>> first = http.getAsync("/hold");
+            CompletableFuture<HttpResponse<String>> second = http.getAsync("/hold");
+            assertThat(WebTestApp.Probe.holding.await(10, TimeUnit.SECONDS)).isTrue();
+            Await.until(() -> {
+                http.get("/thread"); // shed
+                return http.get(readiness).statusCode() == 503;
+            }, () -> "readiness stays in while shedding");
+            assertThat(http.get(probePaths.get(1)).statusCode()).as("liveness is not affected").isEqualTo(200);
+
+            WebTestApp.Probe.release.countDown();
+            first.get(30, TimeUnit.SECONDS);
+            second.get(30, TimeUnit.SECONDS);
+            Await.until(() -> http.get(readiness).statusCode() == 200, () -> "readiness does not come back once calm");
+        }
+    }
+}
