@@ -155,6 +155,28 @@ abstract class JdbcOnTheLoopContract {
         }).join();
     }
 
+    /**
+     * Spring's test framework pauses a cached context between test classes and restarts it: the pools
+     * per loop, their connections and the loops that resume their queries are all there afterwards.
+     */
+    @Test
+    void thePoolsPerLoopServeOnAfterAContextPauseAndRestart() {
+        runner().run(context -> {
+            IOManager io = context.getBean(IOManager.class);
+            JdbcClient jdbc = context.getBean(JdbcClient.class);
+            queries(io, jdbc, 0, 3);
+            queries(io, jdbc, 1, 3);
+            context.pause();
+            context.restart();
+            for (int loop = 0; loop < 2; loop++) {
+                long remote = io.carrierStats().get(loop).remoteWakeups();
+                assertThat(queries(io, jdbc, loop, 10)).isEqualTo(55);
+                assertThat(io.carrierStats().get(loop).remoteWakeups() - remote).as("loop %d resumed its own queries", loop)
+                        .isZero();
+            }
+        });
+    }
+
     @Test
     void hikarisMetersReportEachLoopsPool() {
         runner().withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,

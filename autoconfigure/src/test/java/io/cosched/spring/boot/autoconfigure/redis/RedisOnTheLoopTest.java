@@ -121,6 +121,37 @@ class RedisOnTheLoopTest {
         });
     }
 
+    /**
+     * Spring's test framework pauses a cached context and restarts it: the factory stops and starts with
+     * it (it is a lifecycle bean), and the loops' connections come back on their loops.
+     */
+    @Test
+    void afterAContextPauseAndRestartTheLoopsConnectionsAnswerOnTheirLoopsAgain() {
+        runner.run(context -> {
+            IOManager io = context.getBean(IOManager.class);
+            StringRedisTemplate template = context.getBean(StringRedisTemplate.class);
+            io.spawnOn(0, () -> template.opsForValue().get("cosched:pause")).join();
+            LoopLettuceConnectionFactory factory = context.getBean(LoopLettuceConnectionFactory.class);
+            context.pause();
+            assertThat(factory.isRunning()).as("the factory paused with the context").isFalse();
+            context.restart();
+            assertThat(factory.isRunning()).isTrue();
+            for (int loop = 0; loop < 2; loop++) {
+                int home = loop;
+                assertThat(io.spawnOn(home, () -> replyThread(template)).join()).isEqualTo(loopThread(io, home));
+                long remote = io.carrierStats().get(home).remoteWakeups();
+                long local = io.carrierStats().get(home).localWakeups();
+                io.spawnOn(home, () -> {
+                    for (int i = 0; i < 20; i++) {
+                        template.opsForValue().get("cosched:pause");
+                    }
+                    return null;
+                }).join();
+                assertStayedLocal(io, home, remote, local, 20);
+            }
+        });
+    }
+
     @Test
     void transactionsAndPipelinesRunOnTheCallersLoop() {
         runner.run(context -> {
