@@ -6,6 +6,7 @@ import io.cosched.IOManager;
 import io.cosched.Scheduler;
 import io.cosched.SchedulerStats;
 import io.cosched.spring.web.CoschedWebStats;
+import io.cosched.spring.web.server.ServerConnections;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -35,12 +36,19 @@ public class CoschedEndpoint {
 
     private final Supplier<List<Scheduler>> schedulers;
     private final Supplier<@Nullable CoschedWebStats> web;
+    private final Supplier<@Nullable ServerConnections> server;
     private final boolean dumpEnabled;
 
     public CoschedEndpoint(Supplier<List<Scheduler>> schedulers, Supplier<@Nullable CoschedWebStats> web,
             boolean dumpEnabled) {
+        this(schedulers, web, () -> null, dumpEnabled);
+    }
+
+    public CoschedEndpoint(Supplier<List<Scheduler>> schedulers, Supplier<@Nullable CoschedWebStats> web,
+            Supplier<@Nullable ServerConnections> server, boolean dumpEnabled) {
         this.schedulers = schedulers;
         this.web = web;
+        this.server = server;
         this.dumpEnabled = dumpEnabled;
     }
 
@@ -51,7 +59,8 @@ public class CoschedEndpoint {
             all.putIfAbsent(s.name(), SchedulerReport.of(s));
         }
         CoschedWebStats w = web.get();
-        return new CoschedReport(all, w == null ? null : WebReport.of(w));
+        ServerConnections c = server.get();
+        return new CoschedReport(all, w == null ? null : WebReport.of(w), c == null ? null : ServerReport.of(c));
     }
 
     @ReadOperation
@@ -87,7 +96,7 @@ public class CoschedEndpoint {
     }
 
     /** The whole endpoint: schedulers by name, and the web counters when cosched serves WebFlux handlers. */
-    public record CoschedReport(Map<String, SchedulerReport> schedulers, @Nullable WebReport web) {
+    public record CoschedReport(Map<String, SchedulerReport> schedulers, @Nullable WebReport web, @Nullable ServerReport server) {
     }
 
     /**
@@ -122,6 +131,17 @@ public class CoschedEndpoint {
 
     static String lowerCase(Enum<?> value) {
         return value.name().toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * The web server's connections: accepted since start, open now, waiting in the listen queue now
+     * and the host's listen-queue overflows since boot ({@code -1} where the kernel does not say).
+     */
+    public record ServerReport(long accepted, int open, long listenQueue, long listenOverflows) {
+
+        static ServerReport of(ServerConnections c) {
+            return new ServerReport(c.accepted(), c.open(), c.listenQueue(), c.listenOverflows());
+        }
     }
 
     /** Requests handled by coroutines: running now, and counted since start. */

@@ -3,6 +3,7 @@ package io.cosched.spring.boot.actuate;
 import io.cosched.Scheduler;
 import io.cosched.SchedulerStats;
 import io.cosched.spring.web.CoschedWebStats;
+import io.cosched.spring.web.server.ServerConnections;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -21,10 +22,16 @@ public class CoschedMeterBinder implements MeterBinder {
 
     private final List<Scheduler> schedulers;
     private final @Nullable CoschedWebStats web;
+    private final @Nullable ServerConnections server;
 
     public CoschedMeterBinder(List<Scheduler> schedulers, @Nullable CoschedWebStats web) {
+        this(schedulers, web, null);
+    }
+
+    public CoschedMeterBinder(List<Scheduler> schedulers, @Nullable CoschedWebStats web, @Nullable ServerConnections server) {
         this.schedulers = schedulers;
         this.web = web;
+        this.server = server;
     }
 
     @Override
@@ -58,6 +65,21 @@ public class CoschedMeterBinder implements MeterBinder {
                     .description("Times a carrier sat a stall threshold in one task mostly waiting for a CPU (not stalls)")
                     .tags(tags).register(registry);
         }
+        ServerConnections c = server;
+        if (c != null) {
+            FunctionCounter.builder("cosched.server.connections.accepted", c, ServerConnections::accepted)
+                    .description("Connections the web server accepted").register(registry);
+            Gauge.builder("cosched.server.connections.open", c, ServerConnections::open).strongReference(true)
+                    .description("Connections of the web server open now").register(registry);
+            Gauge.builder("cosched.server.listen.queue", c, x -> known(x.listenQueue())).strongReference(true)
+                    .description("Connections the kernel completed that wait in the web server's listen queue to be accepted")
+                    .register(registry);
+            if (c.listenOverflows() != ServerConnections.UNKNOWN) {
+                FunctionCounter.builder("cosched.server.listen.overflows", c, ServerConnections::listenOverflows)
+                        .description("Connections the host refused because a listen queue was full (all sockets, since boot)")
+                        .register(registry);
+            }
+        }
         CoschedWebStats w = web;
         if (w != null) {
             Gauge.builder("cosched.web.in.flight", w, CoschedWebStats::inFlight).strongReference(true)
@@ -77,6 +99,10 @@ public class CoschedMeterBinder implements MeterBinder {
                     .description("Coroutine requests that reached cosched off their connection's loop and were sent back to it")
                     .register(registry);
         }
+    }
+
+    private static double known(long value) {
+        return value == ServerConnections.UNKNOWN ? Double.NaN : value;
     }
 
     private static void gauge(MeterRegistry registry, String name, String description, Scheduler s, Tags tags,

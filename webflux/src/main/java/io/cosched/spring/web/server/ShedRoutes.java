@@ -245,7 +245,13 @@ final class ShedRoutes {
                 opaque |= !coroutine; // a coroutine route not placed is only one not shed early
                 return;
             }
-            PathPattern pattern = path.isEmpty() ? null : PARSER.parse(path.toString());
+            PathPattern pattern;
+            try {
+                pattern = path.isEmpty() ? null : PARSER.parse(path.toString());
+            } catch (IllegalArgumentException notOnePattern) { // a nested prefix and a route that do not join
+                opaque |= !coroutine;
+                return;
+            }
             routes.add(new Route(pattern, methods, coroutine));
         }
 

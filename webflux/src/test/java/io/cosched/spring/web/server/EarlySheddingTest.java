@@ -144,6 +144,14 @@ class EarlySheddingTest {
     }
 
     @Test
+    void aNestedPathThatDoesNotJoinItsRouteIntoOnePatternIsUnreadableNotAStartupFailure() throws Exception {
+        // "/files/**" + "/{name}" is no pattern Spring can parse: the route may match anything
+        RouterFunction<ServerResponse> files = nest(path("/files/**"), route(GET("/{name}"), req -> ServerResponse.ok().build()));
+        ShedRoutes r = routes("", new RouterFunctionMapping(files), annotated("/orders/{id}", RequestMethod.GET, "order"));
+        assertThat(r.isCoroutineRequest("GET", "/orders/7")).isFalse();
+    }
+
+    @Test
     void theBasePathIsStrippedAndRequestsOutsideItAreNotShed() throws Exception {
         ShedRoutes r = routes("/shop/", annotated("/orders/{id}", RequestMethod.GET, "order"));
         assertThat(r.isCoroutineRequest("GET", "/shop/orders/7")).isTrue();

@@ -7,6 +7,7 @@ import io.cosched.spring.boot.actuate.CoschedEndpoint;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
 import io.cosched.spring.boot.autoconfigure.CoschedCustomizer;
 import io.cosched.spring.web.CoschedWebStats;
+import io.cosched.spring.web.server.ServerConnections;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -22,7 +23,8 @@ import org.springframework.context.annotation.Bean;
  * once {@code management.endpoints.web.exposure.include} lists {@code cosched}.
  */
 @AutoConfiguration(after = CoschedAutoConfiguration.class,
-        afterName = "io.cosched.spring.boot.autoconfigure.web.CoschedWebFluxAutoConfiguration")
+        afterName = {"io.cosched.spring.boot.autoconfigure.web.CoschedWebFluxAutoConfiguration",
+                "io.cosched.spring.boot.autoconfigure.web.CoschedReactorNettyAutoConfiguration"})
 @ConditionalOnClass(Endpoint.class)
 @ConditionalOnBean(Scheduler.class)
 @ConditionalOnAvailableEndpoint(CoschedEndpoint.class)
@@ -32,8 +34,9 @@ public final class CoschedEndpointAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     CoschedEndpoint coschedEndpoint(ObjectProvider<Scheduler> schedulers, ObjectProvider<CoschedWebStats> web,
-            CoschedEndpointProperties properties) {
-        return new CoschedEndpoint(new SchedulerBeans(schedulers), web::getIfAvailable, properties.getDump().isEnabled());
+            ObjectProvider<ServerConnections> server, CoschedEndpointProperties properties) {
+        return new CoschedEndpoint(new SchedulerBeans(schedulers), web::getIfAvailable, server::getIfAvailable,
+                properties.getDump().isEnabled());
     }
 
     /**

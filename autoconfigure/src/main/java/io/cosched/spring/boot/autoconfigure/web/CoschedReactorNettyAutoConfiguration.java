@@ -6,6 +6,9 @@ import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
 import io.cosched.spring.boot.autoconfigure.CoschedProperties;
 import io.cosched.spring.web.server.IOManagerLoopResources;
 import io.cosched.spring.web.server.LoopConnectionProvider;
+import io.cosched.spring.web.server.ServerConnections;
+import org.springframework.boot.web.server.context.WebServerInitializedEvent;
+import org.springframework.context.ApplicationListener;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -48,17 +51,36 @@ public final class CoschedReactorNettyAutoConfiguration {
     }
 
     /**
-     * Counts the server's socket reads as the loops' progress for the stall watchdog: a loop that
-     * reads a long batch of short requests is busy, not stuck.
+     * Counts the server's socket reads as the loops' progress for the stall watchdog (a loop that
+     * reads a long batch of short requests is busy, not stuck), and its connections: accepted, open,
+     * and waiting in the listen queue.
      */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(NettyServerCustomizer.class)
     static final class ServerProgress {
 
         @Bean
-        NettyServerCustomizer coschedLoopProgress() {
-            return server -> server.doOnChannelInit((observer, channel, remote) ->
-                    channel.pipeline().addFirst("cosched.progress", LoopProgressHandler.INSTANCE));
+        @ConditionalOnMissingBean
+        ServerConnections coschedServerConnections() {
+            return new ServerConnections();
+        }
+
+        @Bean
+        NettyServerCustomizer coschedLoopProgress(ServerConnections connections) {
+            return server -> server.doOnChannelInit((observer, channel, remote) -> {
+                channel.pipeline().addFirst("cosched.progress", LoopProgressHandler.INSTANCE);
+                connections.accepted(channel);
+            });
+        }
+
+        /** The main server's port (not a management server's): what its listen queue is found by. */
+        @Bean
+        ApplicationListener<WebServerInitializedEvent> coschedServerPort(ServerConnections connections) {
+            return event -> {
+                if (event.getApplicationContext().getServerNamespace() == null) {
+                    connections.listening(event.getWebServer().getPort());
+                }
+            };
         }
     }
 }

@@ -140,6 +140,27 @@ class MonitoringWebTest {
     }
 
     @Test
+    void theServersConnectionsAreCountedAndItsListenQueueShown() throws Exception {
+        JsonNode before = json("/actuator/cosched").get("server");
+        try (java.net.Socket a = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), WebTestApp.port(app.context()));
+             java.net.Socket b = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), WebTestApp.port(app.context()))) {
+            Await.until(() -> json("/actuator/cosched").get("server").get("accepted").asLong()
+                    >= before.get("accepted").asLong() + 2, () -> "two new connections not counted");
+            JsonNode server = json("/actuator/cosched").get("server");
+            assertThat(server.get("open").asInt()).isGreaterThanOrEqualTo(3); // two idle ones and this request's
+            if (java.nio.file.Files.isReadable(java.nio.file.Path.of("/proc/net/tcp"))) {
+                assertThat(server.get("listenQueue").asLong()).as("an idle server accepts at once").isZero();
+                assertThat(server.get("listenOverflows").asLong()).isGreaterThanOrEqualTo(0);
+            }
+        }
+        Await.until(() -> json("/actuator/cosched").get("server").get("open").asInt() <= before.get("open").asInt(),
+                () -> "closed connections still counted open");
+        String prometheus = app.http().get("/actuator/prometheus").body();
+        assertThat(prometheus).contains("cosched_server_connections_accepted_total", "cosched_server_connections_open",
+                "cosched_server_listen_queue");
+    }
+
+    @Test
     void webCountersFollowTimeoutsAndShedding() throws Exception {
         JsonNode web0 = json("/actuator/cosched").get("web");
         assertThat(app.http().get("/sleep?ms=60000").statusCode()).isEqualTo(503);
