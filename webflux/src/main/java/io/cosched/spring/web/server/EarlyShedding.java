@@ -21,6 +21,7 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import org.apache.commons.logging.Log;
@@ -54,7 +55,9 @@ public final class EarlyShedding {
     private final Admission admission;
     private final CoroutineRequests requests;
     private final ByteBuf body;
+    // read-only once made, shared by every connection: the encoder changes no header of a 503
     private final HttpHeaders keepAliveHeaders;
+    private final HttpHeaders keepAlive10Headers; // HTTP/1.0 keeps a connection only when told so
     private final HttpHeaders closeHeaders;
     private volatile @Nullable ShedRoutes routes;
 
@@ -64,6 +67,7 @@ public final class EarlyShedding {
         byte[] bytes = UnavailableResponses.problem(admission.rejection().getMessage()).getBytes(StandardCharsets.UTF_8);
         this.body = Unpooled.unreleasableBuffer(Unpooled.wrappedBuffer(bytes).asReadOnly());
         this.keepAliveHeaders = headers(bytes.length, false);
+        this.keepAlive10Headers = headers(bytes.length, false).set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
         this.closeHeaders = headers(bytes.length, true);
     }
 
@@ -145,9 +149,11 @@ public final class EarlyShedding {
             // a client waiting for 100 Continue may or may not send its body now: the connection cannot
             // tell its next request from that body, so it ends with this answer
             boolean keepAlive = HttpUtil.isKeepAlive(request) && !HttpUtil.is100ContinueExpected(request);
-            FullHttpResponse response = new DefaultFullHttpResponse(request.protocolVersion(),
-                    HttpResponseStatus.SERVICE_UNAVAILABLE, body.duplicate(),
-                    keepAlive ? keepAliveHeaders : closeHeaders, EmptyHttpHeaders.INSTANCE);
+            HttpVersion version = request.protocolVersion();
+            HttpHeaders headers = !keepAlive ? closeHeaders
+                    : version.isKeepAliveDefault() ? keepAliveHeaders : keepAlive10Headers;
+            FullHttpResponse response = new DefaultFullHttpResponse(version, HttpResponseStatus.SERVICE_UNAVAILABLE,
+                    body.duplicate(), headers, EmptyHttpHeaders.INSTANCE);
             if (keepAlive) {
                 ctx.writeAndFlush(response, ctx.voidPromise());
             } else {

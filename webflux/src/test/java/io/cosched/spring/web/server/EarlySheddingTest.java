@@ -268,6 +268,13 @@ class EarlySheddingTest {
         assertThat(channel.isOpen()).isFalse();
         channel.finishAndReleaseAll();
 
+        // HTTP/1.0 keeps the connection only when asked to, and is told so
+        EmbeddedChannel old = channel();
+        send(old, "GET /orders/7 HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
+        assertThat(written(old)).startsWith("HTTP/1.0 503 ").contains("connection: keep-alive\r\n");
+        assertThat(old.isOpen()).isTrue();
+        old.finishAndReleaseAll();
+
         // a client waiting for 100 Continue: whether its body follows is unknown, so the connection ends
         EmbeddedChannel expecting = channel();
         send(expecting, "POST /orders/7 HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n");
