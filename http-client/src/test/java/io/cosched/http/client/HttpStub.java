@@ -18,7 +18,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
 /**
- * The server the client tests call: the JDK's HTTP server on platform threads, so that nothing it
+ * The HTTP server tests call (the loop HTTP client's, a WebClient's, a handler's downstream): the
+ * JDK's HTTP server on platform threads, so that nothing it
  * does can resume a coroutine from a loop thread. It remembers the client ports it saw (one per
  * connection).
  */

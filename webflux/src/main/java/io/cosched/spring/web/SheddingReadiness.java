@@ -52,7 +52,7 @@ public final class SheddingReadiness {
             throw new IllegalArgumentException("refuse-at: " + refuseAt + " (expected: > 0 and <= 1)");
         }
         if (!(acceptBelow > 0 && acceptBelow <= refuseAt)) {
-            throw new IllegalArgumentException("accept-below: " + acceptBelow + " (expected: > 0 and <= refuse-at, " + refuseAt + ")");
+            throw new IllegalArgumentException("accept-below: " + acceptBelow + " (expected: > 0 and <= its refuse-at, " + refuseAt + ")");
         }
         if (hold.isNegative()) {
             throw new IllegalArgumentException("hold: " + hold + " (expected: >= 0)");

@@ -76,7 +76,7 @@ class SheddingReadinessTest {
         assertThatIllegalArgumentException().isThrownBy(() -> new SheddingReadiness(stats, 0, 0.01, Duration.ZERO))
                 .withMessage("refuse-at: 0.0 (expected: > 0 and <= 1)");
         assertThatIllegalArgumentException().isThrownBy(() -> new SheddingReadiness(stats, 0.1, 0.2, Duration.ZERO))
-                .withMessage("accept-below: 0.2 (expected: > 0 and <= refuse-at, 0.1)");
+                .withMessage("accept-below: 0.2 (expected: > 0 and <= its refuse-at, 0.1)");
         assertThatIllegalArgumentException().isThrownBy(() -> new SheddingReadiness(stats, 0.1, 0.01, Duration.ofSeconds(-1)))
                 .withMessage("hold: PT-1S (expected: >= 0)");
     }

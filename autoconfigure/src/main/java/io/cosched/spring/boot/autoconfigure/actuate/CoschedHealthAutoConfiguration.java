@@ -48,17 +48,12 @@ public final class CoschedHealthAutoConfiguration {
         @ConditionalOnMissingBean(name = "coschedSheddingHealthIndicator")
         CoschedSheddingHealthIndicator coschedSheddingHealthIndicator(CoschedWebStats stats, CoschedProperties properties) {
             CoschedProperties.Readiness r = properties.getWeb().getReadiness();
-            if (!(r.getRefuseAt() > 0 && r.getRefuseAt() <= 1)) {
-                throw new IllegalArgumentException("cosched.web.readiness.refuse-at: " + r.getRefuseAt() + " (expected: > 0 and <= 1)");
+            try {
+                return new CoschedSheddingHealthIndicator(
+                        new SheddingReadiness(stats, r.getRefuseAt(), r.getAcceptBelow(), r.getHold()));
+            } catch (IllegalArgumentException e) { // "refuse-at: 0.0 (expected: ...)": the property's own name
+                throw new IllegalArgumentException("cosched.web.readiness." + e.getMessage(), e);
             }
-            if (!(r.getAcceptBelow() > 0 && r.getAcceptBelow() <= r.getRefuseAt())) {
-                throw new IllegalArgumentException("cosched.web.readiness.accept-below: " + r.getAcceptBelow()
-                        + " (expected: > 0 and <= cosched.web.readiness.refuse-at, " + r.getRefuseAt() + ")");
-            }
-            if (r.getHold().isNegative()) {
-                throw new IllegalArgumentException("cosched.web.readiness.hold: " + r.getHold() + " (expected: >= 0)");
-            }
-            return new CoschedSheddingHealthIndicator(new SheddingReadiness(stats, r.getRefuseAt(), r.getAcceptBelow(), r.getHold()));
         }
     }
 }

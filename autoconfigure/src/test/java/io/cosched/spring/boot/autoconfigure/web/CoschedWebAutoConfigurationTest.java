@@ -55,6 +55,18 @@ class CoschedWebAutoConfigurationTest {
     }
 
     @Test
+    void theSheddingReadinessContributorIsOptInAndABadSettingNamesItsProperty() {
+        ReactiveWebApplicationContextRunner withHealth = runner.withConfiguration(AutoConfigurations.of(
+                io.cosched.spring.boot.autoconfigure.actuate.CoschedHealthAutoConfiguration.class));
+        withHealth.run(context -> assertThat(context).doesNotHaveBean("coschedSheddingHealthIndicator"));
+        withHealth.withPropertyValues("cosched.web.readiness.enabled=true").run(context ->
+                assertThat(context).hasBean("coschedSheddingHealthIndicator"));
+        withHealth.withPropertyValues("cosched.web.readiness.enabled=true", "cosched.web.readiness.accept-below=0.5")
+                .run(context -> assertThat(context).getFailure().hasStackTraceContaining(
+                        "cosched.web.readiness.accept-below: 0.5 (expected: > 0 and <= its refuse-at, 0.1)"));
+    }
+
+    @Test
     void backsOffWhenTheApplicationDefinesItsOwnReactorResourceFactory() {
         ReactorResourceFactory own = new ReactorResourceFactory();
         runner.withBean("myResources", ReactorResourceFactory.class, () -> own).run(context ->

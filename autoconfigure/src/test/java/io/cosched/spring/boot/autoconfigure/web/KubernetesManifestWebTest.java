@@ -45,6 +45,16 @@ class KubernetesManifestWebTest {
         return (List<Object>) ((Map<String, Object>) o).get(key);
     }
 
+    /**
+     * A request on a connection of its own, as the kubelet's probes and a Prometheus scrape make them.
+     * (Not on one kept-alive connection: Reactor Netty 1.3.7 can stop reading a keep-alive connection
+     * whose request arrived before the previous one's operations ended, which health endpoints, answered
+     * from boundedElastic, make likely under a tight loop; reactor-netty#4361, fixed by #4347.)
+     */
+    private static String probe(Http http, String path) throws Exception {
+        return http.raw("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    }
+
     @Test
     void theManifestsProbesAndAutoscalerMetricFitTheApplication() throws Exception {
         List<Map<String, Object>> docs = new ArrayList<>();
@@ -75,11 +85,10 @@ class KubernetesManifestWebTest {
         try (ConfigurableApplicationContext context = WebTestApp.startWith(properties)) {
             Http http = new Http(WebTestApp.port(context));
             for (String path : probePaths) {
-                HttpResponse<String> r = http.get(path);
-                assertThat(r.statusCode()).as(path + ": " + r.body()).isEqualTo(200);
-                assertThat(r.body()).contains("\"status\":\"UP\"");
+                String r = probe(http, path);
+                assertThat(r).as(path).startsWith("HTTP/1.1 200 ").contains("\"status\":\"UP\"");
             }
-            String prometheus = http.get("/actuator/prometheus").body();
+            String prometheus = probe(http, "/actuator/prometheus");
             assertThat(prometheus.lines().filter(l -> l.startsWith(metric + " ") || l.startsWith(metric + "{")))
                     .as("the autoscaler's metric " + metric).isNotEmpty();
 
@@ -92,14 +101,14 @@ class KubernetesManifestWebTest {
             assertThat(WebTestApp.Probe.holding.await(10, TimeUnit.SECONDS)).isTrue();
             Await.until(() -> {
                 http.get("/thread"); // shed
-                return http.get(readiness).statusCode() == 503;
+                return probe(http, readiness).startsWith("HTTP/1.1 503 ");
             }, () -> "readiness stays in while shedding");
-            assertThat(http.get(probePaths.get(1)).statusCode()).as("liveness is not affected").isEqualTo(200);
+            assertThat(probe(http, probePaths.get(1))).as("liveness is not affected").startsWith("HTTP/1.1 200 ");
 
             WebTestApp.Probe.release.countDown();
             first.get(30, TimeUnit.SECONDS);
             second.get(30, TimeUnit.SECONDS);
-            Await.until(() -> http.get(readiness).statusCode() == 200, () -> "readiness does not come back once calm");
+            Await.until(() -> probe(http, readiness).startsWith("HTTP/1.1 200 "), () -> "readiness does not come back once calm");
         }
     }
 }

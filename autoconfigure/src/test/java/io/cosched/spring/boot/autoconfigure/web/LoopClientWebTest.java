@@ -1,6 +1,6 @@
 package io.cosched.spring.boot.autoconfigure.web;
 
-import com.sun.net.httpserver.HttpServer;
+import io.cosched.http.client.HttpStub;
 import io.cosched.IOManager;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -8,13 +8,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
 import java.util.Set;
-import java.util.concurrent.Executors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -29,25 +25,17 @@ class LoopClientWebTest {
     @RegisterExtension
     static final RunningApp app = new RunningApp();
 
-    private static HttpServer server;
+    private static HttpStub server;
 
     @BeforeAll
     static void downstream() throws Exception {
-        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 100);
-        server.setExecutor(Executors.newFixedThreadPool(4, r -> Thread.ofPlatform().daemon().unstarted(r)));
-        server.createContext("/price", ex -> {
-            byte[] body = "42".getBytes(StandardCharsets.UTF_8);
-            ex.sendResponseHeaders(200, body.length);
-            ex.getResponseBody().write(body);
-            ex.close();
-        });
-        server.start();
-        WebTestApp.Probe.downstreamUri = "http://127.0.0.1:" + server.getAddress().getPort() + "/price";
+        server = new HttpStub();
+        WebTestApp.Probe.downstreamUri = server.uri("/hello").toString();
     }
 
     @AfterAll
     static void stop() {
-        server.stop(0);
+        server.close();
     }
 
     @Test
@@ -60,7 +48,7 @@ class LoopClientWebTest {
             // a new connection each time: the server spreads them over both loops
             HttpResponse<String> r = app.http().firstAnswer("/downstream", 1);
             assertThat(r.statusCode()).isEqualTo(200);
-            assertThat(r.body()).startsWith("42 on test-io-");
+            assertThat(r.body()).startsWith("hello on test-io-");
             loops.add(r.body().substring(r.body().lastIndexOf(' ') + 1));
         }
         assertThat(loops).containsExactlyInAnyOrder("test-io-0", "test-io-1");

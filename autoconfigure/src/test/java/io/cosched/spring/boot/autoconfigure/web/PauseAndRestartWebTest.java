@@ -1,6 +1,6 @@
 package io.cosched.spring.boot.autoconfigure.web;
 
-import com.sun.net.httpserver.HttpServer;
+import io.cosched.http.client.HttpStub;
 import io.cosched.IOManager;
 import io.cosched.Timer;
 import org.junit.jupiter.api.AfterEach;
@@ -12,13 +12,9 @@ import org.springframework.http.client.ReactorResourceFactory;
 import org.springframework.http.client.reactive.ClientHttpConnector;
 import org.springframework.web.reactive.function.client.WebClient;
 
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -32,28 +28,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(120)
 class PauseAndRestartWebTest {
 
-    private HttpServer stub;
+    private HttpStub stub;
     private ConfigurableApplicationContext context;
 
     @BeforeEach
     void start() throws Exception {
-        stub = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
-        stub.setExecutor(Executors.newFixedThreadPool(4, r -> Thread.ofPlatform().daemon().unstarted(r)));
-        stub.createContext("/price", ex -> {
-            byte[] body = "42".getBytes(StandardCharsets.UTF_8);
-            ex.sendResponseHeaders(200, body.length);
-            ex.getResponseBody().write(body);
-            ex.close();
-        });
-        stub.start();
-        WebTestApp.Probe.downstreamUri = "http://127.0.0.1:" + stub.getAddress().getPort() + "/price";
+        stub = new HttpStub();
+        WebTestApp.Probe.downstreamUri = stub.uri("/hello").toString();
         context = WebTestApp.start();
     }
 
     @AfterEach
     void stop() {
         context.close();
-        stub.stop(0);
+        stub.close();
     }
 
     private void everythingServes() throws Exception {
@@ -62,12 +50,12 @@ class PauseAndRestartWebTest {
         assertThat(thread.statusCode()).isEqualTo(200);
         assertThat(thread.body()).contains("@test-io-");
         assertThat(http.get("/fn/thread").body()).contains("@test-io-");
-        assertThat(http.get("/downstream").body()).startsWith("42 on ");
+        assertThat(http.get("/downstream").body()).startsWith("hello on ");
 
         IOManager io = context.getBean(IOManager.class);
         WebClient web = WebClient.builder().clientConnector(context.getBean(ClientHttpConnector.class)).build();
         String uri = WebTestApp.Probe.downstreamUri;
-        assertThat(io.spawnOn(1, () -> web.get().uri(uri).retrieve().bodyToMono(String.class).block()).join()).isEqualTo("42");
+        assertThat(io.spawnOn(1, () -> web.get().uri(uri).retrieve().bodyToMono(String.class).block()).join()).isEqualTo("hello");
 
         CountDownLatch fired = new CountDownLatch(1);
         Timer timer = io.timers().addTimer(Duration.ofMillis(20), fired::countDown);

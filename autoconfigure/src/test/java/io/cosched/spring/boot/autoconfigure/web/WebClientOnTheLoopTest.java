@@ -1,6 +1,6 @@
 package io.cosched.spring.boot.autoconfigure.web;
 
-import com.sun.net.httpserver.HttpServer;
+import io.cosched.http.client.HttpStub;
 import io.cosched.IOManager;
 import io.cosched.TestSupport;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
@@ -18,11 +18,7 @@ import org.springframework.http.client.ReactorResourceFactory;
 import org.springframework.http.client.reactive.ClientHttpConnector;
 import org.springframework.web.reactive.function.client.WebClient;
 
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.concurrent.Executors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -38,26 +34,18 @@ class WebClientOnTheLoopTest {
             .withConfiguration(AutoConfigurations.of(CoschedAutoConfiguration.class, CoschedReactorNettyAutoConfiguration.class,
                     SslAutoConfiguration.class, HttpClientAutoConfiguration.class, ReactiveHttpClientAutoConfiguration.class));
 
-    private HttpServer stub;
+    private HttpStub stub;
     private String hello;
 
     @BeforeEach
     void stub() throws Exception {
-        stub = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
-        stub.setExecutor(Executors.newFixedThreadPool(4, r -> Thread.ofPlatform().daemon().unstarted(r)));
-        stub.createContext("/hello", ex -> {
-            byte[] body = "hello".getBytes(StandardCharsets.UTF_8);
-            ex.sendResponseHeaders(200, body.length);
-            ex.getResponseBody().write(body);
-            ex.close();
-        });
-        stub.start();
-        hello = "http://127.0.0.1:" + stub.getAddress().getPort() + "/hello";
+        stub = new HttpStub();
+        hello = stub.uri("/hello").toString();
     }
 
     @AfterEach
     void stopStub() {
-        stub.stop(0);
+        stub.close();
     }
 
     @Test
