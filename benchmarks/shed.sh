@@ -5,9 +5,15 @@
 #   shed-early    cosched.web.max-in-flight=1 and the one slot held by a sleeping request: every GET /hello
 #                 is answered 503 in the connection's pipeline, before WebFlux (the default)
 #   shed-webflux  the same with cosched.web.shed-before-webflux=false: answered 503 by WebFlux's adapter
+# and what a JDK Flight Recorder recording costs (started with jcmd after the server is up, JDK's default
+# settings), where cosched records nothing (served) and where it records an event per response (shed):
+#   served-jfr            served, with a recording
+#   shed-early-jfr        shed-early, with a recording: one io.cosched.RequestShed event per response
+#   shed-early-jfr-quiet  the same recording with io.cosched.RequestShed disabled: what the events cost
 #
-#   benchmarks/shed.sh           3 rounds, 40 s warm-up + 15 s measured per variant
+#   benchmarks/shed.sh           3 rounds, 40 s warm-up + 15 s measured per variant (~20 min)
 #   benchmarks/shed.sh --quick   1 round, 10 s + 5 s
+#   SHED_VARIANTS="served shed-early" benchmarks/shed.sh   some of them
 # Prints server CPU microseconds per response (user + system time of the server over the window's
 # responses), context switches per response, responses/s, the share of 503s and the host's steal time;
 # results in benchmarks/results/shed-<timestamp>/.
@@ -22,11 +28,20 @@ bench_need_wrk
 bench_build
 out="benchmarks/results/shed-$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$out"
-variants=(
-  "served|"
-  "shed-early|--cosched.web.max-in-flight=1"
-  "shed-webflux|--cosched.web.max-in-flight=1 --cosched.web.shed-before-webflux=false"
+# name | application arguments | JFR.start options (none: no recording)
+all_variants=(
+  "served||"
+  "served-jfr||settings=default"
+  "shed-early|--cosched.web.max-in-flight=1|"
+  "shed-early-jfr|--cosched.web.max-in-flight=1|settings=default"
+  "shed-early-jfr-quiet|--cosched.web.max-in-flight=1|settings=default +io.cosched.RequestShed#enabled=false"
+  "shed-webflux|--cosched.web.max-in-flight=1 --cosched.web.shed-before-webflux=false|"
 )
+variants=()
+for v in "${all_variants[@]}"; do
+  if [ -z "${SHED_VARIANTS-}" ] || [[ " $SHED_VARIANTS " == *" ${v%%|*} "* ]]; then variants+=("$v"); fi
+done
+[ ${#variants[@]} -gt 0 ] || { echo "shed: SHED_VARIANTS names no variant (expected some of: ${all_variants[*]%%|*})" >&2; exit 1; }
 holder=
 trap '[ -n "$holder" ] && kill $holder 2>/dev/null; [ -n "${server-}" ] && kill $server 2>/dev/null; true' EXIT
 clk=$(getconf CLK_TCK)
@@ -34,9 +49,13 @@ echo "round,variant,rps,responses,share_503,cpu_us_per_response,cs_per_response,
 for round in $(seq 1 "$rounds"); do
   n_variants=${#variants[@]}
   for i in $(seq 0 $((n_variants - 1))); do
-    IFS='|' read -r name args <<< "${variants[$(((i + round - 1) % n_variants))]}"
+    IFS='|' read -r name args jfr <<< "${variants[$(((i + round - 1) % n_variants))]}"
     # shellcheck disable=SC2086
     bench_start cosched "$out/server-$name-$round.log" $args
+    if [ -n "$jfr" ]; then
+      # shellcheck disable=SC2086
+      "$JAVA_HOME/bin/jcmd" "$server" JFR.start name=shed $jfr > "$out/jfr-$name-$round.log"
+    fi
     if [ -n "$args" ]; then
       curl -s -o /dev/null "http://127.0.0.1:18080/hold?ms=3600000" &
       holder=$!

@@ -77,6 +77,7 @@ class FlightRecorderWebTest {
         events.sort(Comparator.comparing(RecordedEvent::getStartTime)); // a file groups events by thread
         assertThat(events).extracting(e -> e.getEventType().getName()).containsExactly(
                 "io.cosched.RequestTimeout", "io.cosched.RequestCancelled", "io.cosched.RequestShed", "io.cosched.RequestShed");
+        assertThat(events).allSatisfy(e -> assertThat(e.getLong("notRecordedBefore")).as("%s", e).isZero()); // far under the rate limit
         RecordedEvent timeout = events.get(0);
         assertThat(timeout.getString("method")).isEqualTo("GET");
         assertThat(timeout.getString("path")).isEqualTo("/sleep");
