@@ -14,10 +14,12 @@
 # calls the downstream stub with the RestClient from Spring Boot's builder (whatever request factory
 # its stack gives it) and, in the downstream-jdk scenario, with the JDK's HTTP client; it reads the
 # database with JdbcClient on Spring Boot's HikariCP DataSource: H2 in memory, or a real PostgreSQL
-# (the postgres scenario) or MariaDB (the mariadb scenario with MariaDB Connector/J, the mysql scenario
-# with MySQL Connector/J; the WebFlux application's blocking variants only) on loopback, and Redis (the
-# redis scenario: a GET with Boot's StringRedisTemplate over Lettuce, the reactive variant with Lettuce's
-# reactive API), started by this script from Debian's packages.
+# (the postgres scenario) or MariaDB (the mariadb scenario with MariaDB Connector/J, for every variant
+# but cosched-actuator-noobs, the reactive one with MariaDB's R2DBC driver; the mysql
+# scenario with MySQL Connector/J, the WebFlux application's blocking variants only) on loopback, and
+# Redis (the redis scenario: a GET with Boot's StringRedisTemplate over Lettuce, the reactive variant with
+# Lettuce's reactive API, Helidon with Lettuce's blocking API, Micronaut with Micronaut Redis's), started
+# by this script from Debian's packages.
 #
 # Each variant is its own JVM with the same flags and heap, started fresh every round (once per
 # database); variants are interleaved, each round starting one further on (A B C, B C A, C A B ...),
@@ -69,14 +71,15 @@ bench_runs() {
     virtual-threads-actuator:mariadb) ;;
     virtual-threads-actuator:*) return 1 ;;
     # MariaDB, through MariaDB Connector/J and MySQL Connector/J: the WebFlux application's blocking
-    # variants (it has both drivers; no R2DBC MariaDB here), and MariaDB's driver with Actuator on
+    # variants (it has both drivers), MariaDB's driver with Actuator on, the blocking peers with MariaDB's
+    # driver, and the reactive variant with MariaDB's R2DBC driver
     cosched:mariadb | cosched-2loops:mariadb | cosched-fallback:mariadb | elastic:mariadb | virtual-threads:mariadb) ;;
-    cosched-actuator:mariadb) ;;
+    cosched-actuator:mariadb | mvc-virtual-threads:mariadb | helidon:mariadb | micronaut-loom:mariadb | reactive:mariadb) ;;
     cosched:mysql | cosched-2loops:mysql | cosched-fallback:mysql | elastic:mysql | virtual-threads:mysql) ;;
     *:mariadb | *:mysql) return 1 ;;
     # Redis through Spring Data Redis and Lettuce: every Spring variant (the reactive one with Lettuce's
-    # reactive API), cosched with Actuator too; Helidon and Micronaut have no Spring Data Redis
-    helidon:redis | micronaut-loom:redis | cosched-actuator-noobs:redis) return 1 ;;
+    # reactive API), cosched with Actuator too; Helidon with Lettuce's blocking API, Micronaut with Micronaut Redis
+    cosched-actuator-noobs:redis) return 1 ;;
     *:redis) ;;
     # WebClient used blocking: the WebFlux application's blocking handlers, on cosched or Spring's virtual threads
     cosched:downstream-webclient-200 | cosched-2loops:downstream-webclient-200 | virtual-threads:downstream-webclient-200) ;;

@@ -15,7 +15,7 @@ import reactor.core.publisher.Mono;
 /**
  * Pure reactive handlers, the practical limit: no hand-off at all, WebClient (on the server's own
  * loops) for the downstream call, and R2DBC (on the same loops) for the database when the server
- * runs against PostgreSQL, and Lettuce's reactive API for Redis. There is no reactive driver for H2 here: with H2
+ * runs against PostgreSQL or MariaDB, and Lettuce's reactive API for Redis. There is no reactive driver for H2 here: with H2
  * this variant has no /jdbc.
  */
 @RestController
@@ -47,7 +47,8 @@ public class ReactiveHandlers {
 
     @GetMapping("/jdbc")
     public Mono<String> jdbc(@RequestParam(defaultValue = "1") int id) {
-        return database.getObject().sql("SELECT name FROM items WHERE id = $1").bind(0, Math.floorMod(id, 1000) + 1)
+        // a named parameter: Spring writes each database's own marker ($1 on PostgreSQL, ? on MariaDB)
+        return database.getObject().sql("SELECT name FROM items WHERE id = :id").bind("id", Math.floorMod(id, 1000) + 1)
                 .map(row -> row.get(0, String.class)).one();
     }
 

@@ -4,6 +4,8 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.helidon.webclient.api.WebClient;
 import io.helidon.webserver.WebServer;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -23,11 +25,13 @@ import java.util.Map;
  * Helidon's docs show. Helidon 4 serves each connection on a virtual thread of its own (the JDK's
  * default scheduler; pinned to one core, that scheduler has one carrier), so the handlers block:
  * the downstream call through Helidon's blocking {@code WebClient} (and the JDK client for the
- * {@code -jdk} endpoint), the row through plain JDBC on HikariCP.
+ * {@code -jdk} endpoint), the row through plain JDBC on HikariCP (H2, PostgreSQL or MariaDB), the
+ * Redis GET through Lettuce's blocking API on one shared connection (what Spring Data Redis gives
+ * the Spring variants; Helidon has no Redis client of its own).
  *
  * <p>Takes the Spring variants' arguments: {@code --server.port}, {@code --bench.downstream-url},
  * {@code --spring.datasource.url|username|password}, {@code --spring.sql.init.mode=never} (the
- * table exists already); others are ignored.
+ * table exists already), {@code --spring.data.redis.url}; others are ignored.
  */
 public final class HelidonBenchApp {
 
@@ -61,6 +65,9 @@ public final class HelidonBenchApp {
             }
         }
 
+        String redisUrl = a.get("spring.data.redis.url");
+        StatefulRedisConnection<String, String> redis = redisUrl == null ? null : RedisClient.create(redisUrl).connect();
+
         WebServer server = WebServer.builder()
                 .port(Integer.parseInt(a.getOrDefault("server.port", "18080")))
                 .routing(r -> r
@@ -71,6 +78,12 @@ public final class HelidonBenchApp {
                         .get("/jdbc", (req, res) -> {
                             int id = req.query().first("id").map(Integer::parseInt).orElse(1);
                             res.send(readRow(pool, id));
+                        })
+                        .get("/redis", (req, res) -> {
+                            if (redis == null) {
+                                throw new IllegalStateException("no Redis: start with --spring.data.redis.url=redis://...");
+                            }
+                            res.send(redis.sync().get("bench:item"));
                         })
                         .get("/thread", (req, res) -> res.send(Thread.currentThread().toString())))
                 .build()

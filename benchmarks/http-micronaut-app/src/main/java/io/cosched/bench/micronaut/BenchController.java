@@ -1,5 +1,7 @@
 package io.cosched.bench.micronaut;
 
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.micronaut.context.BeanProvider;
 import io.micronaut.context.annotation.Value;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
@@ -21,7 +23,9 @@ import java.time.Duration;
 /**
  * The endpoints of the Spring variants, as blocking Micronaut controllers: the downstream call with
  * Micronaut's own HTTP client through {@code toBlocking()} (and the JDK client for the {@code -jdk}
- * endpoint), the row with plain JDBC on Micronaut's HikariCP data source.
+ * endpoint), the row with plain JDBC on Micronaut's HikariCP data source, the Redis GET with
+ * Micronaut Redis's Lettuce connection through its blocking API (made on first use: the other
+ * scenarios run without a Redis).
  */
 @Controller
 public class BenchController {
@@ -31,12 +35,15 @@ public class BenchController {
             .version(java.net.http.HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
     private final HttpRequest jdkRequest;
     private final DataSource dataSource;
+    private final BeanProvider<StatefulRedisConnection<String, String>> redis;
 
     public BenchController(@Client(id = "downstream") HttpClient client,
-            @Value("${micronaut.http.services.downstream.url}") String downstreamUrl, DataSource dataSource) {
+            @Value("${micronaut.http.services.downstream.url}") String downstreamUrl, DataSource dataSource,
+            BeanProvider<StatefulRedisConnection<String, String>> redis) {
         this.client = client;
         this.jdkRequest = HttpRequest.newBuilder(URI.create(downstreamUrl)).timeout(Duration.ofSeconds(30)).build();
         this.dataSource = dataSource;
+        this.redis = redis;
     }
 
     @Get("/hello")
@@ -64,6 +71,11 @@ public class BenchController {
                 return rs.getString(1);
             }
         }
+    }
+
+    @Get("/redis")
+    public String redis() {
+        return redis.get().sync().get("bench:item");
     }
 
     @Get("/thread")

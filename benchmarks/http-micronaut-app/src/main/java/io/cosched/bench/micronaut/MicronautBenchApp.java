@@ -10,7 +10,8 @@ import io.micronaut.runtime.Micronaut;
  * Needs {@code --add-opens java.base/java.lang=ALL-UNNAMED}.
  *
  * <p>Takes the Spring variants' arguments: {@code --server.port}, {@code --bench.downstream-url},
- * {@code --spring.datasource.url|username|password}, {@code --spring.sql.init.mode=never}.
+ * {@code --spring.datasource.url|username|password}, {@code --spring.sql.init.mode=never},
+ * {@code --spring.data.redis.url}.
  */
 public final class MicronautBenchApp {
 
@@ -22,7 +23,8 @@ public final class MicronautBenchApp {
         for (String a : args) {
             mapped.add(a.replace("--server.port=", "--micronaut.server.port=")
                     .replace("--bench.downstream-url=", "--micronaut.http.services.downstream.url=")
-                    .replace("--spring.datasource.", "--datasources.default."));
+                    .replace("--spring.datasource.", "--datasources.default.")
+                    .replace("--spring.data.redis.url=", "--redis.uri="));
         }
         Micronaut.run(MicronautBenchApp.class, mapped.toArray(String[]::new));
     }
