@@ -53,6 +53,7 @@ class RedisOnTheLoopTest {
     private static final String URL = System.getenv("COSCHED_TEST_REDIS_URL");
     private static final String TLS_URL = System.getenv("COSCHED_TEST_REDIS_TLS_URL");
     private static final String RESTART = System.getenv("COSCHED_TEST_REDIS_RESTART");
+    private static final String SENTINEL = System.getenv("COSCHED_TEST_REDIS_SENTINEL");
 
     private ApplicationContextRunner runner;
 
@@ -119,6 +120,44 @@ class RedisOnTheLoopTest {
             // outside any coroutine: the factory's own connection, read by Lettuce's threads
             assertThat(replyThread(template)).isNotIn(loopThread(io, 0), loopThread(io, 1));
         });
+    }
+
+    /**
+     * Spring Boot's Sentinel configuration ({@code spring.data.redis.sentinel.*}): the factory asks the Sentinel
+     * where master "cosched" is, and each loop's connection to that master answers on its loop.
+     */
+    @Test
+    void aSentinelConfigurationFindsTheMasterAndItsAnswersResumeOnTheirLoops() {
+        assumeTrue(SENTINEL != null, "no Redis Sentinel: COSCHED_TEST_REDIS_SENTINEL is not set (.ci/redis.sh starts one); "
+                + "the standalone tests here run the same loop path");
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(CoschedAutoConfiguration.class, CoschedRedisAutoConfiguration.class,
+                        DataRedisAutoConfiguration.class))
+                .withPropertyValues("spring.data.redis.sentinel.master=cosched", "spring.data.redis.sentinel.nodes=" + SENTINEL,
+                        "spring.data.redis.password=cosched", "cosched.io.threads=2", "cosched.stall.threshold=0")
+                .run(context -> {
+                    LoopLettuceConnectionFactory factory = context.getBean(LoopLettuceConnectionFactory.class);
+                    assertThat(factory.getSentinelConfiguration()).isNotNull();
+                    assertThat(factory.getSentinelConfiguration().getMaster().getName()).isEqualTo("cosched");
+                    IOManager io = context.getBean(IOManager.class);
+                    StringRedisTemplate template = context.getBean(StringRedisTemplate.class);
+                    for (int loop = 0; loop < 2; loop++) {
+                        int home = loop;
+                        assertThat(io.spawnOn(home, () -> replyThread(template)).join()).isEqualTo(loopThread(io, home));
+                        long remote = io.carrierStats().get(home).remoteWakeups();
+                        long local = io.carrierStats().get(home).localWakeups();
+                        String last = io.spawnOn(home, () -> {
+                            String v = null;
+                            for (int i = 0; i < 30; i++) {
+                                template.opsForValue().set("cosched:sentinel" + home, "v" + i);
+                                v = template.opsForValue().get("cosched:sentinel" + home);
+                            }
+                            return v;
+                        }).join();
+                        assertThat(last).isEqualTo("v29");
+                        assertStayedLocal(io, home, remote, local, 60);
+                    }
+                });
     }
 
     /**
