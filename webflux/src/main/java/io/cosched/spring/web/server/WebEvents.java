@@ -25,9 +25,9 @@ import java.util.function.LongSupplier;
  *
  * <p>Each type is recorded at most {@value #PER_SECOND} times a second: under overload a shed can
  * happen 150,000 times a second, and an event for each wrote 4 MB a second into a recording: one
- * bounded at 250 MB would hold the last minute and nothing older, the stalls among it. The events left out are counted in the next one recorded
- * ({@code notRecordedBefore}), so a recording's counts add up to every shed, timeout and cancellation
- * up to its last event of the type.
+ * bounded at 250 MB would hold the last minute and nothing older, the stalls among it. The events
+ * left out are counted in the next one recorded ({@code notRecordedBefore}), so a recording's counts
+ * add up to every shed, timeout and cancellation up to its last event of the type.
  */
 final class WebEvents {
 
