@@ -279,7 +279,7 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
         Duration timeout = policy.timeout();
         WebEvents.timeout(exchange, timeout == null ? 0 : timeout.toNanos());
         interrupt();
-        actual.onError(new RequestTimeoutException(policy.timeout()));
+        actual.onError(new RequestTimeoutException(timeout));
     }
 
     /**

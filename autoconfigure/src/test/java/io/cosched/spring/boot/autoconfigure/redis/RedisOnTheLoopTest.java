@@ -95,28 +95,36 @@ class RedisOnTheLoopTest {
         }
     }
 
+    /**
+     * On each of the two loops: a coroutine's reply is completed by that loop's thread, and 30 SETs and GETs
+     * under {@code key} from a coroutine there resume it locally only (60 local wake-ups at least, no remote one).
+     */
+    private void assertEachLoopAnswersItsOwnCoroutines(IOManager io, StringRedisTemplate template, String key) throws Exception {
+        for (int loop = 0; loop < 2; loop++) {
+            int home = loop;
+            assertThat(io.spawnOn(home, () -> replyThread(template)).join()).isEqualTo(loopThread(io, home));
+            long remote = io.carrierStats().get(home).remoteWakeups();
+            long local = io.carrierStats().get(home).localWakeups();
+            String last = io.spawnOn(home, () -> {
+                String v = null;
+                for (int i = 0; i < 30; i++) {
+                    template.opsForValue().set(key + home, "v" + i);
+                    v = template.opsForValue().get(key + home);
+                }
+                return v;
+            }).join();
+            assertThat(last).isEqualTo("v29");
+            assertStayedLocal(io, home, remote, local, 60);
+        }
+    }
+
     @Test
     void springBootsFactoryGoesOnTheLoopsAndACoroutinesCommandsAreResumedByItsOwnLoop() {
         runner.run(context -> {
             assertThat(context.getBean(RedisConnectionFactory.class)).isInstanceOf(LoopLettuceConnectionFactory.class);
             IOManager io = context.getBean(IOManager.class);
             StringRedisTemplate template = context.getBean(StringRedisTemplate.class);
-            for (int loop = 0; loop < 2; loop++) {
-                int home = loop;
-                assertThat(io.spawnOn(home, () -> replyThread(template)).join()).isEqualTo(loopThread(io, home));
-                long remote = io.carrierStats().get(home).remoteWakeups();
-                long local = io.carrierStats().get(home).localWakeups();
-                String last = io.spawnOn(home, () -> {
-                    String v = null;
-                    for (int i = 0; i < 30; i++) {
-                        template.opsForValue().set("cosched:k" + home, "v" + i);
-                        v = template.opsForValue().get("cosched:k" + home);
-                    }
-                    return v;
-                }).join();
-                assertThat(last).isEqualTo("v29");
-                assertStayedLocal(io, home, remote, local, 60);
-            }
+            assertEachLoopAnswersItsOwnCoroutines(io, template, "cosched:k");
             // outside any coroutine: the factory's own connection, read by Lettuce's threads
             assertThat(replyThread(template)).isNotIn(loopThread(io, 0), loopThread(io, 1));
         });
@@ -140,23 +148,7 @@ class RedisOnTheLoopTest {
                     assertThat(factory.getSentinelConfiguration()).isNotNull();
                     assertThat(factory.getSentinelConfiguration().getMaster().getName()).isEqualTo("cosched");
                     IOManager io = context.getBean(IOManager.class);
-                    StringRedisTemplate template = context.getBean(StringRedisTemplate.class);
-                    for (int loop = 0; loop < 2; loop++) {
-                        int home = loop;
-                        assertThat(io.spawnOn(home, () -> replyThread(template)).join()).isEqualTo(loopThread(io, home));
-                        long remote = io.carrierStats().get(home).remoteWakeups();
-                        long local = io.carrierStats().get(home).localWakeups();
-                        String last = io.spawnOn(home, () -> {
-                            String v = null;
-                            for (int i = 0; i < 30; i++) {
-                                template.opsForValue().set("cosched:sentinel" + home, "v" + i);
-                                v = template.opsForValue().get("cosched:sentinel" + home);
-                            }
-                            return v;
-                        }).join();
-                        assertThat(last).isEqualTo("v29");
-                        assertStayedLocal(io, home, remote, local, 60);
-                    }
+                    assertEachLoopAnswersItsOwnCoroutines(io, context.getBean(StringRedisTemplate.class), "cosched:sentinel");
                 });
     }
 
@@ -175,19 +167,7 @@ class RedisOnTheLoopTest {
             assertThat(factory.isRunning()).as("the factory paused with the context").isFalse();
             context.restart();
             assertThat(factory.isRunning()).isTrue();
-            for (int loop = 0; loop < 2; loop++) {
-                int home = loop;
-                assertThat(io.spawnOn(home, () -> replyThread(template)).join()).isEqualTo(loopThread(io, home));
-                long remote = io.carrierStats().get(home).remoteWakeups();
-                long local = io.carrierStats().get(home).localWakeups();
-                io.spawnOn(home, () -> {
-                    for (int i = 0; i < 20; i++) {
-                        template.opsForValue().get("cosched:pause");
-                    }
-                    return null;
-                }).join();
-                assertStayedLocal(io, home, remote, local, 20);
-            }
+            assertEachLoopAnswersItsOwnCoroutines(io, template, "cosched:pause");
         });
     }
 
