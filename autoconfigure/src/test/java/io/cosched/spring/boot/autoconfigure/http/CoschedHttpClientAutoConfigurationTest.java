@@ -105,7 +105,9 @@ class CoschedHttpClientAutoConfigurationTest {
                 }
                 return null;
             }).join();
-            assertThat(io.stats().remoteWakeups() - remote).isGreaterThanOrEqualTo(10);
+            // most calls park and are woken from Reactor Netty's loops; a reply that lands before its coroutine
+            // parks needs no wake-up at all (one CI run counted 9 of 10), so the contrast is "some" against none
+            assertThat(io.stats().remoteWakeups() - remote).isPositive();
         });
     }
 
