@@ -221,7 +221,11 @@ class StatsTest {
                 }
                 return null;
             }).join();
-            assertThat(io.stats().remoteWakeups()).isEqualTo(10);
+            // a JDK timer that fires before its virtual thread has finished yielding leaves the permit
+            // and needs no wake-up, so up to 10 remote ones (9 seen in CI), and none by the loop
+            long byJdkTimers = io.stats().remoteWakeups();
+            assertThat(byJdkTimers).isBetween(1L, 10L);
+            assertThat(io.stats().localWakeups()).isZero();
             io.spawn(() -> {
                 for (int i = 0; i < 10; i++) {
                     Coroutines.sleep(Duration.ofMillis(1));
@@ -229,7 +233,7 @@ class StatsTest {
                 return null;
             }).join();
             assertThat(io.stats().localWakeups()).isEqualTo(10);
-            assertThat(io.stats().remoteWakeups()).isEqualTo(10);
+            assertThat(io.stats().remoteWakeups()).isEqualTo(byJdkTimers);
         }
     }
 }
