@@ -18,6 +18,7 @@
 #   bench_need_redis         Redis from .ci/redis.sh with the key bench:item set (bench_rd_args)
 #   bench_ctxt PID           context switches of process PID so far, voluntary and not, over all its threads
 #   bench_cpu_ticks PID      CPU time of process PID so far (utime + stime, /proc/PID/stat fields 14 and 15), in clock ticks
+#   bench_jit_ticks PID      the part of it spent by the JIT's compiler threads ("C1/C2 CompilerThre..."), in clock ticks
 #   bench_steal_ticks / bench_total_ticks   the host's steal time and all its CPU time so far (/proc/stat), in ticks
 #   on_server / on_load      the taskset prefixes: server on core 0, wrk and the stub on core 1
 
@@ -156,6 +157,12 @@ bench_need_redis() {
 bench_cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 bench_steal_ticks() { awk '/^cpu / {print $9}' /proc/stat; }
 bench_total_ticks() { awk '/^cpu / {n = 0; for (i = 2; i <= NF; i++) n += $i; print n}' /proc/stat; }
+
+bench_jit_ticks() {
+  # per thread: /proc/PID/task/TID/stat, utime and stime are fields 14 and 15 (12 and 13 after the name)
+  { cat /proc/"$1"/task/*/stat 2>/dev/null || true; } \
+    | awk '/\((C1|C2) CompilerThre/ {sub(/.*\) /, ""); n += $12 + $13} END {print n + 0}'
+}
 
 bench_ctxt() {
   # threads come and go while the files are read: one that is gone is simply not counted

@@ -5,9 +5,10 @@
 #   benchmarks/profile.sh cosched virtual-threads  any two variants of run.sh
 #   PROFILE_PATH=/jdbc?id=7 PROFILE_CONNECTIONS=100 benchmarks/profile.sh cosched elastic
 #   PROFILE_DB=pg PROFILE_PATH=/jdbc?id=7 benchmarks/profile.sh cosched virtual-threads   (on PostgreSQL)
+#   PROFILE_WARM=80 ...                            longer warm-up (seconds), for paths still compiling
 #
-# Each variant runs as in benchmarks/run.sh (same flags, server on core 0, wrk on core 1): 20 s of
-# warm-up load, then 15 s of load with a JFR recording (settings=profile). Prints each variant's
+# Each variant runs as in benchmarks/run.sh (same flags, server on core 0, wrk on core 1): 20 s
+# (PROFILE_WARM) of warm-up load, then 15 s of load with a JFR recording (settings=profile). Prints each variant's
 # server CPU per request (over that window, recording included) and req/s, its hottest methods,
 # its samples by phase of the request (Netty, Reactor Netty, WebFlux's exchange, filters, handler
 # mapping, arguments, the handler, encoding, observation, cosched), then where the first spends more
@@ -20,7 +21,7 @@ cd "$(dirname "$0")/.."
 . benchmarks/http-common.sh
 
 a=${1:-cosched}; b=${2:-reactive}
-path=${PROFILE_PATH:-/hello}; conns=${PROFILE_CONNECTIONS:-100}
+path=${PROFILE_PATH:-/hello}; conns=${PROFILE_CONNECTIONS:-100}; warm=${PROFILE_WARM:-20}
 bench_spec "$a" > /dev/null; bench_spec "$b" > /dev/null
 if curl -s -o /dev/null localhost:18080/ || curl -s -o /dev/null localhost:18099/; then
   echo "profile: port 18080 or 18099 is taken; stop what listens there first" >&2; exit 1
@@ -44,7 +45,7 @@ trap '[ -n "$stub" ] && kill $stub 2>/dev/null; [ -n "${server-}" ] && kill $ser
 declare -A rps cpu_us
 for v in "$a" "$b"; do
   bench_start "$v" "$out/server-$v.log" "${db_args[@]}"
-  "${on_load[@]}" wrk -t1 -c"$conns" -d20s --timeout 10s "http://127.0.0.1:18080$path" > /dev/null
+  "${on_load[@]}" wrk -t1 -c"$conns" -d"${warm}s" --timeout 10s "http://127.0.0.1:18080$path" > /dev/null
   "$JAVA_HOME/bin/jcmd" "$server" JFR.start name=profile settings=profile duration=15s filename="$PWD/$out/$v.jfr" > /dev/null
   cpu0=$(bench_cpu_ticks "$server")
   "${on_load[@]}" wrk -t1 -c"$conns" -d15s --timeout 10s --latency "http://127.0.0.1:18080$path" > "$out/wrk-$v.txt"

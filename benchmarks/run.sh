@@ -29,7 +29,11 @@
 # measured window): whether a request's wake-ups stayed on its thread. The first figure of every table
 # and chart is the server's CPU time per request (utime + stime of the process over the window's
 # requests): it moves far less than req/s between windows of one binary on a shared machine. The
-# host's steal time is read per window, and a window with more than 5 % steal is measured again. For the
+# host's steal time is read per window, and a window with more than 5 % steal is measured again.
+# The JIT's compiler threads' share of that CPU is recorded too: wrk's connections closing and opening
+# again at the start of a window send Netty and Reactor down paths the warm-up never took, and the JIT
+# deoptimizes and recompiles them during the window, a few us per request that belong to no variant's
+# steady state (docs/benchmarks.md, "The JIT in the measured window"). For the
 # cosched variants, the loops' own count of who resumed the coroutines (GET /wakeups around the window):
 # local wake-ups per request, and remote ones (another thread asked). Results:
 # benchmarks/results/http-<timestamp>/ (runs.csv, wakeups.csv, summary.md, *.png).
@@ -137,7 +141,7 @@ fi
 stub=$!
 trap 'kill $stub 2>/dev/null; [ -n "${server-}" ] && kill $server 2>/dev/null; true' EXIT
 
-echo "round,variant,scenario,connections,rps,p50_ms,p90_ms,p99_ms,errors,cpu_s,rss_peak_mb,requests,cs_per_req,cpu_us_per_req,steal_pct" > "$out/runs.csv"
+echo "round,variant,scenario,connections,rps,p50_ms,p90_ms,p99_ms,errors,cpu_s,rss_peak_mb,requests,cs_per_req,cpu_us_per_req,steal_pct,jit_us_per_req" > "$out/runs.csv"
 echo "round,variant,scenario,requests,local_wakeups_per_req,remote_wakeups_per_req" > "$out/wakeups.csv"
 clk=$(getconf CLK_TCK)
 ms() { # wrk latency like 1.23ms / 456.00us / 2.10s -> milliseconds
@@ -176,9 +180,9 @@ for round in $(seq 1 "$rounds"); do
         "${on_load[@]}" wrk -t1 -c"$conns" -d"${w}s" --timeout 10s "$url" > /dev/null 2>&1 || true
         for attempt in 1 2; do
           wk0=$(curl -s -f localhost:18080/wakeups || true)
-          cpu0=$(bench_cpu_ticks "$server"); cs0=$(bench_ctxt "$server"); st0=$(bench_steal_ticks); tt0=$(bench_total_ticks)
+          cpu0=$(bench_cpu_ticks "$server"); jit0=$(bench_jit_ticks "$server"); cs0=$(bench_ctxt "$server"); st0=$(bench_steal_ticks); tt0=$(bench_total_ticks)
           res=$("${on_load[@]}" wrk -t1 -c"$conns" -d"${measure}s" --timeout 10s --latency "$url" 2>&1 || true)
-          cpu1=$(bench_cpu_ticks "$server"); cs1=$(bench_ctxt "$server"); st1=$(bench_steal_ticks); tt1=$(bench_total_ticks)
+          cpu1=$(bench_cpu_ticks "$server"); jit1=$(bench_jit_ticks "$server"); cs1=$(bench_ctxt "$server"); st1=$(bench_steal_ticks); tt1=$(bench_total_ticks)
           wk1=$(curl -s -f localhost:18080/wakeups || true)
           steal=$(awk -v a="$st0" -v b="$st1" -v c="$tt0" -v d="$tt1" 'BEGIN {printf "%.1f", (d > c) ? 100 * (b - a) / (d - c) : 0}')
           if [ "$attempt" = 1 ] && awk -v s="$steal" 'BEGIN {exit !(s > 5)}'; then
@@ -197,7 +201,8 @@ for round in $(seq 1 "$rounds"); do
         cpu=$(awk -v a="$cpu0" -v b="$cpu1" -v t="$clk" 'BEGIN {printf "%.2f", (b - a) / t}')
         cs=$(awk -v a="$cs0" -v b="$cs1" -v n="${requests:-0}" 'BEGIN {if (n > 0) printf "%.3f", (b - a) / n}')
         cpu_us=$(awk -v a="$cpu0" -v b="$cpu1" -v t="$clk" -v n="${requests:-0}" 'BEGIN {if (n > 0) printf "%.1f", (b - a) / t * 1e6 / n}')
-        echo "$round,$name,$scenario,$conns,$rps,$p50,$p90,$p99,$errors,$cpu,$rss,$requests,$cs,$cpu_us,$steal" | tee -a "$out/runs.csv"
+        jit_us=$(awk -v a="$jit0" -v b="$jit1" -v t="$clk" -v n="${requests:-0}" 'BEGIN {if (n > 0) printf "%.1f", (b - a) / t * 1e6 / n}')
+        echo "$round,$name,$scenario,$conns,$rps,$p50,$p90,$p99,$errors,$cpu,$rss,$requests,$cs,$cpu_us,$steal,$jit_us" | tee -a "$out/runs.csv"
         echo "$res" > "$out/wrk-$name-$scenario-$round.txt"
         if [ -n "$wk0" ] && [ -n "$wk1" ] && [ "${requests:-0}" -gt 0 ] 2>/dev/null; then
           # cosched's own count of who resumed the coroutines: its loops (local) or other threads (remote)

@@ -32,7 +32,8 @@ public final class HttpSummary {
     }
 
     record Run(int round, String variant, String scenario, int connections, double rps, double p50, double p90,
-               double p99, long errors, double cpu, double rss, double csPerRequest, double cpuPerRequest) {
+               double p99, long errors, double cpu, double rss, double csPerRequest, double cpuPerRequest,
+               double jitPerRequest) {
     }
 
     public static void main(String[] args) throws IOException {
@@ -49,8 +50,9 @@ public final class HttpSummary {
             double cs = f.length > 12 ? num(f[12]) : Double.NaN;
             double requests = f.length > 11 ? num(f[11]) : Double.NaN;
             double cpuPerRequest = f.length > 13 ? num(f[13]) : num(f[9]) * 1e6 / requests;
+            double jitPerRequest = f.length > 15 ? num(f[15]) : Double.NaN;
             runs.add(new Run(Integer.parseInt(f[0]), f[1], f[2], Integer.parseInt(f[3]), num(f[4]), num(f[5]), num(f[6]),
-                    num(f[7]), (long) num(f[8]), num(f[9]), num(f[10]), cs, cpuPerRequest));
+                    num(f[7]), (long) num(f[8]), num(f[9]), num(f[10]), cs, cpuPerRequest, jitPerRequest));
         }
         Set<String> scenarios = new LinkedHashSet<>();
         Set<String> variants = new LinkedHashSet<>();
@@ -65,19 +67,20 @@ public final class HttpSummary {
         StringBuilder md = new StringBuilder();
         md.append("Medians over rounds. \"CPU us/req\" is the server process's CPU time (user + system) over the measured "
                 + "window's requests, its range over the rounds in brackets; \"cosched / variant\" divides cosched's CPU per "
-                + "request by the variant's in each round (below 1: cosched spends less), median and rounds; "
+                + "request by the variant's in each round (below 1: cosched spends less), median and rounds; \"of it JIT\" is the "
+                + "part of the CPU per request the JIT's compiler threads spent (median; blank in runs before it was recorded); "
                 + "\"switches/req\" is the server JVM's context switches (voluntary and not, all threads) per request.\n");
         for (String scenario : scenarios) {
             Map<String, List<Run>> byVariant = cells.get(scenario);
             List<Run> base = byVariant.get(BASELINE);
             md.append("\n### ").append(scenario).append(" (").append(byVariant.values().iterator().next().get(0).connections())
                     .append(" connections)\n\n")
-                    .append("| variant | CPU us/req | cosched / variant | switches/req | req/s (median) | p50 ms | p90 ms | p99 ms | errors | peak RSS MB |\n")
-                    .append("|---|---|---|---|---|---|---|---|---|---|\n");
+                    .append("| variant | CPU us/req | of it JIT | cosched / variant | switches/req | req/s (median) | p50 ms | p90 ms | p99 ms | errors | peak RSS MB |\n")
+                    .append("|---|---|---|---|---|---|---|---|---|---|---|\n");
             for (Map.Entry<String, List<Run>> e : byVariant.entrySet()) {
                 List<Run> rs = e.getValue();
-                md.append(String.format(Locale.ROOT, "| %s | %s | %s | %.2f | %,.0f | %.2f | %.2f | %.2f | %d | %.0f |%n",
-                        e.getKey(), withRange(rs, Run::cpuPerRequest),
+                md.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %.2f | %,.0f | %.2f | %.2f | %.2f | %d | %.0f |%n",
+                        e.getKey(), withRange(rs, Run::cpuPerRequest), orBlank(median(rs, Run::jitPerRequest)),
                         e.getKey().equals(BASELINE) ? "1.00" : ratios(base, rs),
                         median(rs, Run::csPerRequest), median(rs, Run::rps), median(rs, Run::p50), median(rs, Run::p90),
                         median(rs, Run::p99), rs.stream().mapToLong(Run::errors).sum(), median(rs, Run::rss)));
@@ -150,6 +153,10 @@ public final class HttpSummary {
             return Double.NaN;
         }
         return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+
+    private static String orBlank(double v) {
+        return Double.isNaN(v) ? "" : String.format(Locale.ROOT, "%.1f", v);
     }
 
     private static double num(String s) {
