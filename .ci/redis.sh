@@ -4,13 +4,16 @@
 # port with a self-signed certificate); it exports COSCHED_TEST_REDIS_URL (redis://, password in it),
 # COSCHED_TEST_REDIS_TLS_URL (rediss://, when TLS could be set up) and _RESTART, the command that
 # restarts the server. It also starts a Sentinel (redis-server in Sentinel mode, from the same package)
-# that monitors that server as master "cosched", and exports COSCHED_TEST_REDIS_SENTINEL (host:port).
+# that monitors that server as master "cosched", and exports COSCHED_TEST_REDIS_SENTINEL (host:port);
+# and a master with a replica of its own (ports 6392 and 6393) that the same Sentinel watches as master
+# "cosched-ha", for the failover test: COSCHED_TEST_REDIS_FAILOVER_MASTER=cosched-ha.
 # Needs root or passwordless sudo to install, and ci_apt_install from postgres.sh.
 
 COSCHED_REDIS_DIR=/var/lib/cosched-redis
 COSCHED_REDIS_PORT=6390
 COSCHED_REDIS_TLS_PORT=6391
 COSCHED_REDIS_SENTINEL_PORT=26390
+COSCHED_REDIS_HA_PORTS="6392 6393"
 
 ci_start_redis() {
   if ! command -v redis-server >/dev/null; then
@@ -59,7 +62,11 @@ CONF
   # the same configuration, the same ports: a restart the tests can wait through
   export COSCHED_TEST_REDIS_RESTART="redis-cli -p $COSCHED_REDIS_PORT -a cosched --no-auth-warning shutdown nosave; redis-server $conf"
   echo "ci: $(redis-server --version | awk '{print $1" "$2" "$3}') on 127.0.0.1:$COSCHED_REDIS_PORT${tls:+ (TLS on $COSCHED_REDIS_TLS_PORT)}"
-  ci_start_redis_sentinel || echo "ci: no Redis Sentinel ($COSCHED_REDIS_DIR/sentinel.log); its test will skip" >&2
+  if ci_start_redis_sentinel; then
+    ci_start_redis_replicated || echo "ci: no replicated Redis for Sentinel ($COSCHED_REDIS_DIR/ha-*.log); the failover test will skip" >&2
+  else
+    echo "ci: no Redis Sentinel ($COSCHED_REDIS_DIR/sentinel.log); its tests will skip" >&2
+  fi
 }
 
 # A Sentinel watching the server above as master "cosched": it answers where the master is, which is
@@ -88,4 +95,60 @@ CONF
   [ "$(redis-cli -p "$COSCHED_REDIS_SENTINEL_PORT" sentinel get-master-addr-by-name cosched 2>/dev/null | tail -n 1)" = "$COSCHED_REDIS_PORT" ] || return 1
   export COSCHED_TEST_REDIS_SENTINEL="127.0.0.1:$COSCHED_REDIS_SENTINEL_PORT"
   echo "ci: Redis Sentinel on $COSCHED_TEST_REDIS_SENTINEL, master cosched"
+}
+
+# Two more servers, the second a replica of the first, watched by the Sentinel above as master
+# "cosched-ha": what the failover test promotes. A server's file is written only when it does not run
+# (after a failover the servers have rewritten theirs: the replica is the master now), and the Sentinel
+# is told to watch whichever of the two is the master. Called after ci_start_redis_sentinel.
+ci_start_redis_replicated() {
+  local port conf i master=""
+  for port in $COSCHED_REDIS_HA_PORTS; do
+    conf="$COSCHED_REDIS_DIR/ha-$port.conf"
+    if ! redis-cli -p "$port" -a cosched --no-auth-warning ping >/dev/null 2>&1; then
+      if [ ! -f "$conf" ]; then
+        cat > "$conf" <<CONF
+bind 127.0.0.1
+port $port
+requirepass cosched
+masterauth cosched
+save ""
+appendonly no
+dir $COSCHED_REDIS_DIR
+dbfilename ha-$port.rdb
+pidfile $COSCHED_REDIS_DIR/ha-$port.pid
+logfile $COSCHED_REDIS_DIR/ha-$port.log
+daemonize yes
+CONF
+        # the first port starts as the master, the others as its replicas
+        [ "$port" = "${COSCHED_REDIS_HA_PORTS%% *}" ] || echo "replicaof 127.0.0.1 ${COSCHED_REDIS_HA_PORTS%% *}" >> "$conf"
+      fi
+      redis-server "$conf" >/dev/null 2>&1 || return 1
+    fi
+  done
+  for i in $(seq 1 50); do
+    for port in $COSCHED_REDIS_HA_PORTS; do
+      if redis-cli -p "$port" -a cosched --no-auth-warning info replication 2>/dev/null | grep -q '^role:master' \
+          && redis-cli -p "$port" -a cosched --no-auth-warning info replication 2>/dev/null | grep -q '^connected_slaves:1'; then
+        master=$port
+      fi
+    done
+    [ -n "$master" ] && break
+    sleep 0.2
+  done
+  [ -n "$master" ] || return 1
+  local sentinel=(redis-cli -p "$COSCHED_REDIS_SENTINEL_PORT")
+  if [ "$("${sentinel[@]}" sentinel get-master-addr-by-name cosched-ha 2>/dev/null | tail -n 1)" != "$master" ]; then
+    "${sentinel[@]}" sentinel remove cosched-ha >/dev/null 2>&1 || true
+    "${sentinel[@]}" sentinel monitor cosched-ha 127.0.0.1 "$master" 1 >/dev/null || return 1
+    "${sentinel[@]}" sentinel set cosched-ha auth-pass cosched down-after-milliseconds 5000 failover-timeout 10000 >/dev/null || return 1
+  fi
+  # the Sentinel learns of the replica from the master's INFO, which it asks for every 10 s at first
+  for i in $(seq 1 150); do
+    "${sentinel[@]}" sentinel replicas cosched-ha 2>/dev/null | grep -qx 'slave' && break
+    sleep 0.2
+  done
+  "${sentinel[@]}" sentinel replicas cosched-ha 2>/dev/null | grep -qx 'slave' || return 1
+  export COSCHED_TEST_REDIS_FAILOVER_MASTER=cosched-ha
+  echo "ci: Redis master cosched-ha on 127.0.0.1:$master with a replica, watched by the Sentinel"
 }

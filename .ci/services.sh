@@ -4,8 +4,9 @@
 #    that restarts the server (for the tests of a restart under load).
 #  - MariaDB on 127.0.0.1, database/user/password "cosched", TLS on; exports COSCHED_TEST_MARIADB_URL/
 #    _USER/_PASSWORD/_RESTART, for the MariaDB and MySQL drivers' tests (.ci/mariadb.sh).
-#  - Redis on 127.0.0.1 (port 6390, password "cosched", TLS on 6391); exports COSCHED_TEST_REDIS_URL/
-#    _TLS_URL/_RESTART/_SENTINEL, for the Redis tests (.ci/redis.sh).
+#  - Redis on 127.0.0.1 (port 6390, password "cosched", TLS on 6391), a Sentinel (26390), a master with a
+#    replica (6392, 6393); exports COSCHED_TEST_REDIS_URL/_TLS_URL/_RESTART/_SENTINEL/_FAILOVER_MASTER, for
+#    the Redis tests (.ci/redis.sh).
 #  - Chromium and ChromeDriver for the dashboard's browser test.
 # Each step says what it did; a step that cannot be done (no root, no package) says why, and the
 # tests that need it skip with a reason instead of failing.

@@ -5,7 +5,11 @@ import io.cosched.CoroutineState;
 import io.cosched.IOManager;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
 import io.cosched.spring.data.redis.LoopLettuceConnectionFactory;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.sentinel.api.StatefulRedisSentinelConnection;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -25,6 +29,8 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -54,6 +60,7 @@ class RedisOnTheLoopTest {
     private static final String TLS_URL = System.getenv("COSCHED_TEST_REDIS_TLS_URL");
     private static final String RESTART = System.getenv("COSCHED_TEST_REDIS_RESTART");
     private static final String SENTINEL = System.getenv("COSCHED_TEST_REDIS_SENTINEL");
+    private static final String FAILOVER_MASTER = System.getenv("COSCHED_TEST_REDIS_FAILOVER_MASTER");
 
     private ApplicationContextRunner runner;
 
@@ -312,92 +319,164 @@ class RedisOnTheLoopTest {
         });
     }
 
-    @Test
-    void aServerRestartMidLoadFailsCommandsThenTheLoopsConnectionsComeBack() {
-        assumeTrue(RESTART != null, "no restart command: COSCHED_TEST_REDIS_RESTART is not set (.ci/redis.sh sets it); "
-                + "cosched-redis's aDroppedConnectionReconnectsOnTheSameLoop covers a lost connection without it");
-        runner.run(context -> {
-            IOManager io = context.getBean(IOManager.class);
-            StringRedisTemplate template = context.getBean(StringRedisTemplate.class);
-            int workers = 8;
-            AtomicBoolean stop = new AtomicBoolean();
-            AtomicBoolean struck = new AtomicBoolean();
-            AtomicInteger failures = new AtomicInteger();
-            AtomicIntegerArray afterFault = new AtomicIntegerArray(workers);
-            List<Coroutine<Void>> all = new ArrayList<>();
-            for (int w = 0; w < workers; w++) {
-                int me = w;
-                all.add(io.spawnOn(w % 2, () -> {
-                    while (!stop.get()) {
-                        boolean after = struck.get();
-                        try {
-                            template.opsForValue().increment("cosched:load");
-                            if (after) {
-                                afterFault.incrementAndGet(me);
-                            }
-                        } catch (DataAccessException e) {
-                            failures.incrementAndGet();
-                            Thread.sleep(5); // a backoff: while Redis is down a command fails at once
+    /**
+     * The role ({@code master}, {@code slave}) the Redis server at {@code address} reports; what went wrong when it
+     * could not be asked (the Sentinel closes that server's clients while it reconfigures it).
+     */
+    private static String role(SocketAddress address) {
+        InetSocketAddress a = (InetSocketAddress) address;
+        RedisClient client = RedisClient.create(RedisURI.builder().withHost(a.getHostString()).withPort(a.getPort())
+                .withPassword("cosched".toCharArray()).build());
+        try (var c = client.connect()) {
+            return c.sync().info("replication").lines().filter(l -> l.startsWith("role:")).findFirst()
+                    .map(l -> l.substring(5).strip()).orElse("unknown");
+        } catch (RedisException e) {
+            return "not answering: " + e;
+        } finally {
+            client.shutdown();
+        }
+    }
+
+    /** What a test does to the server while the workers of {@link #assertLoadComesBackOnItsLoops} run. */
+    private interface Fault {
+        void strike() throws Exception;
+    }
+
+    /**
+     * Eight coroutines, four per loop, increment {@code key} in a loop while {@code fault} strikes; afterwards every
+     * one gets answers again, and over two clean windows in a row their answers resume them on their own loops only.
+     */
+    private static void assertLoadComesBackOnItsLoops(IOManager io, StringRedisTemplate template, String key, Fault fault)
+            throws Exception {
+        int workers = 8;
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicBoolean struck = new AtomicBoolean();
+        AtomicInteger failures = new AtomicInteger();
+        AtomicIntegerArray afterFault = new AtomicIntegerArray(workers);
+        List<Coroutine<Void>> all = new ArrayList<>();
+        for (int w = 0; w < workers; w++) {
+            int me = w;
+            all.add(io.spawnOn(w % 2, () -> {
+                while (!stop.get()) {
+                    boolean after = struck.get();
+                    try {
+                        template.opsForValue().increment(key);
+                        if (after) {
+                            afterFault.incrementAndGet(me);
                         }
+                    } catch (DataAccessException e) {
+                        failures.incrementAndGet();
+                        Thread.sleep(5); // a backoff: while Redis is down a command fails at once
                     }
-                    return null;
-                }));
+                }
+                return null;
+            }));
+        }
+        fault.strike();
+        struck.set(true);
+        eventually(Duration.ofSeconds(60), () -> {
+            for (int w = 0; w < workers; w++) {
+                if (afterFault.get(w) < 3) {
+                    return false;
+                }
             }
-            Process p = new ProcessBuilder("sh", "-c", RESTART).redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes());
-            assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-            assertThat(p.exitValue()).as(out).isZero();
-            struck.set(true);
-            eventually(Duration.ofSeconds(60), () -> {
+            return true;
+        }, () -> "workers without answers after the fault: " + afterFault + ", failures " + failures);
+        // The window that must stay local is one without failures that follows another without failures: a
+        // worker whose command failed backs off with Thread.sleep, and a sleeping virtual thread is woken by the
+        // JDK's unparker thread, a remote wake-up that says nothing about where Redis's answers resume. After a
+        // clean window in which every worker answered 20 times, no worker is still in a backoff either. A
+        // straggling failure after recovery (a command caught by the reconnect) so moves the windows on.
+        long[] remote = new long[2];
+        long[] local = new long[2];
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        boolean previousClean = false;
+        while (true) {
+            int failuresBefore = failures.get();
+            for (int loop = 0; loop < 2; loop++) {
+                remote[loop] = io.carrierStats().get(loop).remoteWakeups();
+                local[loop] = io.carrierStats().get(loop).localWakeups();
+            }
+            int[] seen = new int[workers];
+            for (int w = 0; w < workers; w++) {
+                seen[w] = afterFault.get(w);
+            }
+            eventually(Duration.ofSeconds(30), () -> {
                 for (int w = 0; w < workers; w++) {
-                    if (afterFault.get(w) < 3) {
+                    if (afterFault.get(w) < seen[w] + 20) {
                         return false;
                     }
                 }
                 return true;
-            }, () -> "workers without answers after the restart: " + afterFault + ", failures " + failures);
-            // The window that must stay local is one without failures that follows another without failures: a
-            // worker whose command failed backs off with Thread.sleep, and a sleeping virtual thread is woken by the
-            // JDK's unparker thread, a remote wake-up that says nothing about where Redis's answers resume. After a
-            // clean window in which every worker answered 20 times, no worker is still in a backoff either. A
-            // straggling failure after recovery (a command caught by the reconnect) so moves the windows on.
-            long[] remote = new long[2];
-            long[] local = new long[2];
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            boolean previousClean = false;
-            while (true) {
-                int failuresBefore = failures.get();
-                for (int loop = 0; loop < 2; loop++) {
-                    remote[loop] = io.carrierStats().get(loop).remoteWakeups();
-                    local[loop] = io.carrierStats().get(loop).localWakeups();
-                }
-                int[] seen = new int[workers];
-                for (int w = 0; w < workers; w++) {
-                    seen[w] = afterFault.get(w);
-                }
-                eventually(Duration.ofSeconds(30), () -> {
-                    for (int w = 0; w < workers; w++) {
-                        if (afterFault.get(w) < seen[w] + 20) {
-                            return false;
-                        }
-                    }
-                    return true;
-                }, () -> "workers stalled: " + afterFault);
-                boolean clean = failures.get() == failuresBefore;
-                if (clean && previousClean) {
-                    break;
-                }
-                previousClean = clean;
-                assertThat(System.nanoTime() - deadline).as("commands still failing 60 s after recovery: %s", failures).isNegative();
+            }, () -> "workers stalled: " + afterFault);
+            boolean clean = failures.get() == failuresBefore;
+            if (clean && previousClean) {
+                break;
             }
-            stop.set(true);
-            for (Coroutine<Void> c : all) {
-                c.toFuture().get(30, TimeUnit.SECONDS);
-            }
-            // reconnected on their own loops: the answers after recovery resumed the coroutines locally
-            assertStayedLocal(io, 0, remote[0], local[0], 80);
-            assertStayedLocal(io, 1, remote[1], local[1], 80);
-        });
+            previousClean = clean;
+            assertThat(System.nanoTime() - deadline).as("commands still failing 60 s after recovery: %s", failures).isNegative();
+        }
+        stop.set(true);
+        for (Coroutine<Void> c : all) {
+            c.toFuture().get(30, TimeUnit.SECONDS);
+        }
+        // reconnected on their own loops: the answers after recovery resumed the coroutines locally
+        assertStayedLocal(io, 0, remote[0], local[0], 80);
+        assertStayedLocal(io, 1, remote[1], local[1], 80);
+    }
+
+    @Test
+    void aServerRestartMidLoadFailsCommandsThenTheLoopsConnectionsComeBack() {
+        assumeTrue(RESTART != null, "no restart command: COSCHED_TEST_REDIS_RESTART is not set (.ci/redis.sh sets it); "
+                + "cosched-redis's aDroppedConnectionReconnectsOnTheSameLoop covers a lost connection without it");
+        runner.run(context -> assertLoadComesBackOnItsLoops(context.getBean(IOManager.class),
+                context.getBean(StringRedisTemplate.class), "cosched:load", () -> {
+                    Process p = new ProcessBuilder("sh", "-c", RESTART).redirectErrorStream(true).start();
+                    String out = new String(p.getInputStream().readAllBytes());
+                    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+                    assertThat(p.exitValue()).as(out).isZero();
+                }));
+    }
+
+    /**
+     * A Sentinel failover under load: the Sentinel promotes the replica and makes the old master its replica,
+     * closing that server's client connections; each loop's connection asks the Sentinel again, finds the new
+     * master, and its answers resume the coroutines on their own loop as before.
+     */
+    @Test
+    void aSentinelFailoverMidLoadMovesTheLoopsConnectionsToTheNewMaster() {
+        assumeTrue(SENTINEL != null && FAILOVER_MASTER != null, "no replicated Redis behind the Sentinel: "
+                + "COSCHED_TEST_REDIS_SENTINEL or _FAILOVER_MASTER is not set (.ci/redis.sh sets both); "
+                + "aServerRestartMidLoadFailsCommandsThenTheLoopsConnectionsComeBack covers a lost server");
+        RedisClient sentinel = RedisClient.create(RedisURI.create("redis://" + SENTINEL));
+        try (StatefulRedisSentinelConnection<String, String> s = sentinel.connectSentinel()) {
+            new ApplicationContextRunner()
+                    .withConfiguration(AutoConfigurations.of(CoschedAutoConfiguration.class, CoschedRedisAutoConfiguration.class,
+                            DataRedisAutoConfiguration.class))
+                    .withPropertyValues("spring.data.redis.sentinel.master=" + FAILOVER_MASTER,
+                            "spring.data.redis.sentinel.nodes=" + SENTINEL, "spring.data.redis.password=cosched",
+                            "cosched.io.threads=2", "cosched.stall.threshold=0")
+                    .run(context -> {
+                        assertThat(context.getBean(RedisConnectionFactory.class)).isInstanceOf(LoopLettuceConnectionFactory.class);
+                        SocketAddress before = s.sync().getMasterAddrByName(FAILOVER_MASTER);
+                        assertLoadComesBackOnItsLoops(context.getBean(IOManager.class), context.getBean(StringRedisTemplate.class),
+                                "cosched:failover", () -> {
+                                    assertThat(s.sync().failover(FAILOVER_MASTER)).isEqualTo("OK");
+                                    eventually(Duration.ofSeconds(30),
+                                            () -> !before.equals(s.sync().getMasterAddrByName(FAILOVER_MASTER)),
+                                            () -> "the Sentinel still names " + before + " as the master");
+                                    // and the old master is a replica now: the loops' connections to it are closed
+                                    eventually(Duration.ofSeconds(30), () -> "slave".equals(role(before)),
+                                            () -> before + " is still " + role(before));
+                                });
+                        // the answers came from the new master: it is a master, and the old one its replica
+                        assertThat(s.sync().getMasterAddrByName(FAILOVER_MASTER)).isNotEqualTo(before);
+                        assertThat(context.getBean(StringRedisTemplate.class).execute((RedisCallback<String>) c ->
+                                c.serverCommands().info("replication").getProperty("role"))).isEqualTo("master");
+                    });
+        } finally {
+            sentinel.shutdown();
+        }
     }
 
     @Test
