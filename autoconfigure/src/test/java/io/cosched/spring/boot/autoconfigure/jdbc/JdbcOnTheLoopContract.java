@@ -5,6 +5,7 @@ import io.cosched.Coroutine;
 import io.cosched.CoroutineState;
 import io.cosched.IOManager;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
+import io.cosched.spring.boot.autoconfigure.LoadUnderFault;
 import io.cosched.jdbc.LoopBoundDataSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.BeforeEach;
@@ -28,12 +29,7 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicIntegerArray;
 
 import static io.cosched.TestSupport.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -364,25 +360,7 @@ abstract class JdbcOnTheLoopContract {
     void aServerRestartMidLoadFailsQueriesThenThePoolsRecover() {
         assumeTrue(restart() != null, driverName() + ": no restart command is set (.ci/services.sh sets it); "
                 + "terminatedConnectionsFailTheirQueriesWithSQLExceptionsAndAreReplaced covers the same without a restart");
-        underLoad(() -> {
-            Process p = new ProcessBuilder("sh", "-c", restart()).redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes());
-            assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-            assertThat(p.exitValue()).as(out).isZero();
-        });
-    }
-
-    private static String stuck(List<Coroutine<Void>> all, AtomicIntegerArray afterFault) {
-        StringBuilder sb = new StringBuilder();
-        for (int w = 0; w < all.size(); w++) {
-            if (afterFault.get(w) < 3) {
-                sb.append("\n").append(all.get(w));
-                for (StackTraceElement e : all.get(w).thread().getStackTrace()) {
-                    sb.append("\n    at ").append(e);
-                }
-            }
-        }
-        return sb.toString();
+        underLoad(() -> LoadUnderFault.runCommand(restart()));
     }
 
     interface Fault {
@@ -398,56 +376,23 @@ abstract class JdbcOnTheLoopContract {
         runner().run(context -> {
             IOManager io = context.getBean(IOManager.class);
             JdbcClient jdbc = context.getBean(JdbcClient.class);
-            int workers = 8;
-            AtomicBoolean stop = new AtomicBoolean();
-            AtomicBoolean struck = new AtomicBoolean();
-            AtomicInteger failures = new AtomicInteger();
-            AtomicIntegerArray afterFault = new AtomicIntegerArray(workers);
-            List<Coroutine<Void>> all = new ArrayList<>();
-            for (int w = 0; w < workers; w++) {
-                int me = w;
-                all.add(io.spawnOn(w % 2, () -> {
-                    while (!stop.get()) {
-                        boolean after = struck.get();
-                        try {
-                            jdbc.sql(sleep("0.005")).query().listOfRows();
-                            if (after) {
-                                afterFault.incrementAndGet(me);
-                            }
-                        } catch (DataAccessException e) {
-                            failures.incrementAndGet();
-                        }
-                    }
-                    return null;
-                }));
-            }
+            LoadUnderFault load = new LoadUnderFault(io, 8, () -> jdbc.sql(sleep("0.005")).query().listOfRows(), null);
             eventually(Duration.ofSeconds(30), () -> context.getBean(LoopBoundDataSource.class).getHikariPoolMXBean()
                     .getActiveConnections() > 0, () -> "no query running");
             fault.inject();
-            struck.set(true);
-            eventually(Duration.ofSeconds(60), () -> {
-                for (int w = 0; w < workers; w++) {
-                    if (afterFault.get(w) < 3) {
-                        return false;
-                    }
-                }
-                return true;
-            }, () -> "not every coroutine recovered: " + afterFault + ", failures " + failures + "; stuck: "
-                    + stuck(all, afterFault));
-            assertThat(failures.get()).as("the fault was felt").isPositive();
+            load.struck();
+            load.awaitAnswersAfterFault(3, Duration.ofSeconds(60));
+            assertThat(load.failures()).as("the fault was felt").isPositive();
             // settled: the pools hold their connections again, and the answers stay on the loops
             LoopBoundDataSource bound = context.getBean(LoopBoundDataSource.class);
             eventually(Duration.ofSeconds(30), () -> bound.getHikariPoolMXBean().getTotalConnections() == 4,
                     () -> "pools not refilled: " + bound.getHikariPoolMXBean().getTotalConnections());
-            int failed = failures.get();
+            int failed = load.failures();
             long remote = io.stats().remoteWakeups();
             long local = io.stats().localWakeups();
             eventually(Duration.ofSeconds(30), () -> io.stats().localWakeups() - local > 200, () -> "too few queries");
-            stop.set(true);
-            for (Coroutine<Void> c : all) {
-                c.join();
-            }
-            assertThat(failures.get()).isEqualTo(failed);
+            load.stop();
+            assertThat(load.failures()).isEqualTo(failed);
             // Every answer is a local wake-up. After a restart the odd remote one was seen (1 in one run of
             // three; likely HikariCP's own thread handing a late replacement connection to a coroutine
             // waiting in the pool). Answers resumed by another thread would show as hundreds.

@@ -4,6 +4,7 @@ import io.cosched.Coroutine;
 import io.cosched.CoroutineState;
 import io.cosched.IOManager;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
+import io.cosched.spring.boot.autoconfigure.LoadUnderFault;
 import io.cosched.spring.data.redis.LoopLettuceConnectionFactory;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
@@ -33,15 +34,11 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicIntegerArray;
 
 import static io.cosched.TestSupport.carrierMode;
 import static io.cosched.TestSupport.eventually;
@@ -348,40 +345,11 @@ class RedisOnTheLoopTest {
      */
     private static void assertLoadComesBackOnItsLoops(IOManager io, StringRedisTemplate template, String key, Fault fault)
             throws Exception {
-        int workers = 8;
-        AtomicBoolean stop = new AtomicBoolean();
-        AtomicBoolean struck = new AtomicBoolean();
-        AtomicInteger failures = new AtomicInteger();
-        AtomicIntegerArray afterFault = new AtomicIntegerArray(workers);
-        List<Coroutine<Void>> all = new ArrayList<>();
-        for (int w = 0; w < workers; w++) {
-            int me = w;
-            all.add(io.spawnOn(w % 2, () -> {
-                while (!stop.get()) {
-                    boolean after = struck.get();
-                    try {
-                        template.opsForValue().increment(key);
-                        if (after) {
-                            afterFault.incrementAndGet(me);
-                        }
-                    } catch (DataAccessException e) {
-                        failures.incrementAndGet();
-                        Thread.sleep(5); // a backoff: while Redis is down a command fails at once
-                    }
-                }
-                return null;
-            }));
-        }
+        LoadUnderFault load = new LoadUnderFault(io, 8, () -> template.opsForValue().increment(key),
+                Duration.ofMillis(5)); // a backoff: while Redis is down a command fails at once
         fault.strike();
-        struck.set(true);
-        eventually(Duration.ofSeconds(60), () -> {
-            for (int w = 0; w < workers; w++) {
-                if (afterFault.get(w) < 3) {
-                    return false;
-                }
-            }
-            return true;
-        }, () -> "workers without answers after the fault: " + afterFault + ", failures " + failures);
+        load.struck();
+        load.awaitAnswersAfterFault(3, Duration.ofSeconds(60));
         // The window that must stay local is one without failures that follows another without failures: a
         // worker whose command failed backs off with Thread.sleep, and a sleeping virtual thread is woken by the
         // JDK's unparker thread, a remote wake-up that says nothing about where Redis's answers resume. After a
@@ -392,34 +360,20 @@ class RedisOnTheLoopTest {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         boolean previousClean = false;
         while (true) {
-            int failuresBefore = failures.get();
+            int failuresBefore = load.failures();
             for (int loop = 0; loop < 2; loop++) {
                 remote[loop] = io.carrierStats().get(loop).remoteWakeups();
                 local[loop] = io.carrierStats().get(loop).localWakeups();
             }
-            int[] seen = new int[workers];
-            for (int w = 0; w < workers; w++) {
-                seen[w] = afterFault.get(w);
-            }
-            eventually(Duration.ofSeconds(30), () -> {
-                for (int w = 0; w < workers; w++) {
-                    if (afterFault.get(w) < seen[w] + 20) {
-                        return false;
-                    }
-                }
-                return true;
-            }, () -> "workers stalled: " + afterFault);
-            boolean clean = failures.get() == failuresBefore;
+            load.awaitMoreAnswers(20, Duration.ofSeconds(30));
+            boolean clean = load.failures() == failuresBefore;
             if (clean && previousClean) {
                 break;
             }
             previousClean = clean;
-            assertThat(System.nanoTime() - deadline).as("commands still failing 60 s after recovery: %s", failures).isNegative();
+            assertThat(System.nanoTime() - deadline).as("commands still failing 60 s after recovery: %s", load).isNegative();
         }
-        stop.set(true);
-        for (Coroutine<Void> c : all) {
-            c.toFuture().get(30, TimeUnit.SECONDS);
-        }
+        load.stop();
         // reconnected on their own loops: the answers after recovery resumed the coroutines locally
         assertStayedLocal(io, 0, remote[0], local[0], 80);
         assertStayedLocal(io, 1, remote[1], local[1], 80);
@@ -430,12 +384,7 @@ class RedisOnTheLoopTest {
         assumeTrue(RESTART != null, "no restart command: COSCHED_TEST_REDIS_RESTART is not set (.ci/redis.sh sets it); "
                 + "cosched-redis's aDroppedConnectionReconnectsOnTheSameLoop covers a lost connection without it");
         runner.run(context -> assertLoadComesBackOnItsLoops(context.getBean(IOManager.class),
-                context.getBean(StringRedisTemplate.class), "cosched:load", () -> {
-                    Process p = new ProcessBuilder("sh", "-c", RESTART).redirectErrorStream(true).start();
-                    String out = new String(p.getInputStream().readAllBytes());
-                    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-                    assertThat(p.exitValue()).as(out).isZero();
-                }));
+                context.getBean(StringRedisTemplate.class), "cosched:load", () -> LoadUnderFault.runCommand(RESTART)));
     }
 
     /**
