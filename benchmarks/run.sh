@@ -72,7 +72,7 @@ bench_runs() {
     reactive:jdbc | reactive:downstream-jdk-200) return 1 ;;
     # Spring's virtual threads with Actuator's defaults, the peer of cosched-actuator
     virtual-threads-actuator:hello | virtual-threads-actuator:postgres | virtual-threads-actuator:redis) ;;
-    virtual-threads-actuator:mariadb) ;;
+    virtual-threads-actuator:mariadb | virtual-threads-actuator:downstream-webclient-200) ;;
     virtual-threads-actuator:*) return 1 ;;
     # MariaDB, through MariaDB Connector/J and MySQL Connector/J: the WebFlux application's blocking
     # variants (it has both drivers), MariaDB's driver with Actuator on, the blocking peers with MariaDB's
@@ -85,8 +85,10 @@ bench_runs() {
     # reactive API), cosched with Actuator too; Helidon with Lettuce's blocking API, Micronaut with Micronaut Redis
     cosched-actuator-noobs:redis) return 1 ;;
     *:redis) ;;
-    # WebClient used blocking: the WebFlux application's blocking handlers, on cosched or Spring's virtual threads
+    # WebClient used blocking: the WebFlux application's blocking handlers, on cosched or Spring's virtual threads,
+    # with Actuator's defaults too
     cosched:downstream-webclient-200 | cosched-2loops:downstream-webclient-200 | virtual-threads:downstream-webclient-200) ;;
+    cosched-actuator:downstream-webclient-200) ;;
     *:downstream-webclient-200) return 1 ;;
     cosched:hello-mono | cosched-actuator:hello-mono | virtual-threads:hello-mono) ;; # a Mono handler beside the blocking one
     *:hello-mono) return 1 ;;
