@@ -126,10 +126,11 @@ CONF
       redis-server "$conf" >/dev/null 2>&1 || return 1
     fi
   done
+  local info
   for i in $(seq 1 50); do
     for port in $COSCHED_REDIS_HA_PORTS; do
-      if redis-cli -p "$port" -a cosched --no-auth-warning info replication 2>/dev/null | grep -q '^role:master' \
-          && redis-cli -p "$port" -a cosched --no-auth-warning info replication 2>/dev/null | grep -q '^connected_slaves:1'; then
+      info=$(redis-cli -p "$port" -a cosched --no-auth-warning info replication 2>/dev/null)
+      if grep -q '^role:master' <<< "$info" && grep -q '^connected_slaves:1' <<< "$info"; then
         master=$port
       fi
     done

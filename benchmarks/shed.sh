@@ -65,17 +65,18 @@ for round in $(seq 1 "$rounds"); do
       done
     fi
     "${on_load[@]}" wrk -t1 -c100 -d"${warm}s" "http://127.0.0.1:18080/hello" > /dev/null 2>&1
-    read -r u0 k0 < <(awk '{print $14, $15}' "/proc/$server/stat") # user and system time apart: the kernel's share
-    c0=$(bench_cpu_ticks "$server"); x0=$(bench_ctxt "$server"); s0=$(bench_steal_ticks); t0=$(bench_total_ticks)
+    # user and system time apart (the kernel's share), their sum the server's CPU as bench_cpu_ticks reads it
+    read -r u0 k0 < <(awk '{print $14, $15}' "/proc/$server/stat")
+    x0=$(bench_ctxt "$server"); s0=$(bench_steal_ticks); t0=$(bench_total_ticks)
     res=$("${on_load[@]}" wrk -t1 -c100 -d"${measure}s" "http://127.0.0.1:18080/hello" 2>&1)
     read -r u1 k1 < <(awk '{print $14, $15}' "/proc/$server/stat")
-    c1=$(bench_cpu_ticks "$server"); x1=$(bench_ctxt "$server"); s1=$(bench_steal_ticks); t1=$(bench_total_ticks)
+    x1=$(bench_ctxt "$server"); s1=$(bench_steal_ticks); t1=$(bench_total_ticks)
     n=$(awk '/requests in/ {print $1}' <<< "$res")
     non2xx=$(awk '/Non-2xx/ {print $NF}' <<< "$res"); non2xx=${non2xx:-0}
     rps=$(awk '/Requests\/sec/ {print $2}' <<< "$res")
-    awk -v r="$round" -v name="$name" -v rps="$rps" -v n="$n" -v bad="$non2xx" -v c0="$c0" -v c1="$c1" -v hz="$clk" \
+    awk -v r="$round" -v name="$name" -v rps="$rps" -v n="$n" -v bad="$non2xx" -v hz="$clk" \
       -v x0="$x0" -v x1="$x1" -v s0="$s0" -v s1="$s1" -v t0="$t0" -v t1="$t1" -v u0="$u0" -v u1="$u1" -v k0="$k0" -v k1="$k1" \
-      'BEGIN {printf "%s,%s,%s,%d,%.3f,%.1f,%.3f,%.1f,%.2f,%.2f\n", r, name, rps, n, bad / n, (c1 - c0) / hz * 1e6 / n,
+      'BEGIN {printf "%s,%s,%s,%d,%.3f,%.1f,%.3f,%.1f,%.2f,%.2f\n", r, name, rps, n, bad / n, (u1 - u0 + k1 - k0) / hz * 1e6 / n,
               (x1 - x0) / n, (t1 > t0) ? 100 * (s1 - s0) / (t1 - t0) : 0, (u1 - u0) / hz * 1e6 / n, (k1 - k0) / hz * 1e6 / n}' | tee -a "$out/runs.csv"
     [ -n "$holder" ] && { kill "$holder" 2>/dev/null || true; holder=; }
     kill "$server"; wait "$server" 2>/dev/null || true
