@@ -41,6 +41,7 @@ bench_variants=(
   "cosched-actuator|actuator|--add-opens java.base/java.lang=ALL-UNNAMED|--bench.variant=cosched --cosched.io.threads=$bench_loops"
   "cosched-actuator-noobs|actuator|--add-opens java.base/java.lang=ALL-UNNAMED|--bench.variant=cosched --cosched.io.threads=$bench_loops --management.observations.enable.http.server.requests=false"
   "cosched-fallback|webflux||--bench.variant=cosched --cosched.io.threads=$bench_loops"
+  "cosched-reactor-client|webflux|--add-opens java.base/java.lang=ALL-UNNAMED|--bench.variant=cosched --cosched.io.threads=$bench_loops --cosched.web-client.loop-client=false"
   "reactive|webflux||--bench.variant=reactive --cosched.enabled=false"
   "elastic|webflux||--bench.variant=elastic --cosched.enabled=false"
   "virtual-threads|webflux||--bench.variant=virtual --cosched.enabled=false --spring.threads.virtual.enabled=true"

@@ -69,6 +69,10 @@ scenarios=(
 # driver; the two-loop cosched checks the context switches where the I/O matters.
 bench_runs() {
   case "$1:$2" in
+    # the blocking WebClient over Reactor Netty's client (cosched.web-client.loop-client=false), as before
+    # the loop connector
+    cosched-reactor-client:downstream-webclient-200) ;;
+    cosched-reactor-client:*) return 1 ;;
     reactive:jdbc | reactive:downstream-jdk-200) return 1 ;;
     # Spring's virtual threads with Actuator's defaults, the peer of cosched-actuator
     virtual-threads-actuator:hello | virtual-threads-actuator:postgres | virtual-threads-actuator:redis) ;;

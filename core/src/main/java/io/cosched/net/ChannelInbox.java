@@ -69,6 +69,7 @@ public final class ChannelInbox extends ChannelInboundHandlerAdapter {
     private Thread writer;
     private Predicate<Object> drainUntil; // set while the loop drains the input: which message is the last
     private Runnable drained;
+    private Runnable listener; // set while a reader on the loop is told instead of woken
 
     public ChannelInbox() {
         this(DEFAULT_HIGH_WATER, DEFAULT_LOW_WATER);
@@ -135,13 +136,14 @@ public final class ChannelInbox extends ChannelInboundHandlerAdapter {
                 }
                 wake = reader;
                 reader = null;
+                done = listener;
             }
-        }
-        if (done != null) {
-            done.run();
         }
         if (pause) {
             ctx.channel().config().setAutoRead(false);
+        }
+        if (done != null) {
+            done.run();
         }
         if (wake != null) {
             LockSupport.unpark(wake);
@@ -191,6 +193,7 @@ public final class ChannelInbox extends ChannelInboundHandlerAdapter {
 
     private void end(IOException cause) {
         Thread wake;
+        Runnable tell;
         synchronized (this) {
             if (cause != null && failure == null) {
                 failure = cause;
@@ -200,6 +203,10 @@ public final class ChannelInbox extends ChannelInboundHandlerAdapter {
             drained = null;
             wake = reader;
             reader = null;
+            tell = listener;
+        }
+        if (tell != null) {
+            tell.run();
         }
         if (wake != null) {
             LockSupport.unpark(wake);
@@ -364,6 +371,24 @@ public final class ChannelInbox extends ChannelInboundHandlerAdapter {
     }
 
     /**
+     * Tells {@code listener} instead of waking a reader: from now on it runs on the channel's event loop
+     * each time a message is queued and when the input ends or fails, and takes what it wants with
+     * {@link #poll()}. For a reader that lives on the loop itself (an asynchronous client) and so cannot
+     * park in {@link #take}. What was queued before the call does not run it: look with {@link #poll()}
+     * once after setting it. {@code null} stops the telling.
+     */
+    public void listen(Runnable listener) {
+        synchronized (this) {
+            this.listener = listener;
+        }
+    }
+
+    /** What the channel failed with, or {@code null}; see {@link #isEnded()}. */
+    public synchronized IOException failure() {
+        return failure;
+    }
+
+    /**
      * Releases what was queued and not taken, and anything that arrives later; the reader sees the
      * end of the input. For when the connection is being closed.
      */
@@ -398,6 +423,7 @@ public final class ChannelInbox extends ChannelInboundHandlerAdapter {
         boolean found = false;
         boolean resume;
         synchronized (this) {
+            listener = null; // the loop drains; nobody reads any more
             Object msg;
             while (!found && (msg = queue.poll()) != null) {
                 queuedBytes -= sizeOf(msg);

@@ -37,7 +37,15 @@ public final class LoopChannels {
             return f.channel();
         }
         f.channel().close();
-        Throwable cause = f.cause();
+        throw connectFailure(f.cause(), remote);
+    }
+
+    /**
+     * The JDK's exception for a failed Netty connect, as {@link #connect} throws it:
+     * {@code SocketTimeoutException("Connect timed out")}, {@code ConnectException}, or an
+     * {@code IOException}; {@code cause} is its cause. For clients that connect without parking.
+     */
+    public static IOException connectFailure(Throwable cause, SocketAddress remote) {
         IOException e;
         if (cause instanceof ConnectTimeoutException) {
             e = new SocketTimeoutException("Connect timed out");
@@ -49,7 +57,7 @@ public final class LoopChannels {
             e = new IOException("connect to " + remote + " failed: " + cause);
         }
         e.initCause(cause); // the cause's stack is the loop's; ours shows the caller
-        throw e;
+        return e;
     }
 
     /**

@@ -17,7 +17,6 @@ import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObject;
@@ -90,10 +89,7 @@ public final class LoopHttpClient implements AutoCloseable {
     /** Redirects followed for one request, as many as HttpURLConnection's default at most. */
     public static final int MAX_REDIRECTS = 10;
 
-    private static final Set<HttpMethod> IDEMPOTENT = Set.of(HttpMethod.GET, HttpMethod.HEAD, HttpMethod.OPTIONS,
-            HttpMethod.TRACE, HttpMethod.PUT, HttpMethod.DELETE);
     private static final Set<HttpMethod> WITH_BODY = Set.of(HttpMethod.POST, HttpMethod.PUT, HttpMethod.PATCH);
-    private static final byte[] NO_BODY = new byte[0];
 
     private final IOManager ioManager;
     private final Duration connectTimeout;
@@ -133,6 +129,18 @@ public final class LoopHttpClient implements AutoCloseable {
     /** The IOManager whose loops carry the connections. */
     public IOManager ioManager() {
         return ioManager;
+    }
+
+    long readNanos() {
+        return readNanos;
+    }
+
+    long idleNanos() {
+        return idleNanos;
+    }
+
+    boolean followsRedirects() {
+        return followRedirects;
     }
 
     /** Whether {@link #close()} was called: the client takes no more calls. */
@@ -185,35 +193,58 @@ public final class LoopHttpClient implements AutoCloseable {
         if (closed) {
             throw new IOException("LoopHttpClient is closed");
         }
-        HttpMethod m = method;
-        URI u = uri;
-        HttpHeaders h = headers;
-        byte[] b = body;
+        HttpCall call = new HttpCall(method, uri, headers, body);
         for (int redirects = 0; ; redirects++) {
-            LoopHttpResponse response = exchangeOnce(m, u, h, b);
-            URI next = redirects < MAX_REDIRECTS && followRedirects ? redirectTarget(u, response) : null;
+            LoopHttpResponse response = exchangeOnce(call);
+            HttpCall next = redirects < MAX_REDIRECTS && followRedirects ? call.redirected(response.status(), response.headers()) : null;
             if (next == null) {
                 return response;
             }
-            int code = response.status();
             response.close();
-            boolean toGet = code == 303 && !HttpMethod.HEAD.equals(m) || (code == 301 || code == 302) && HttpMethod.POST.equals(m);
-            h = h.copy();
-            h.remove(HttpHeaderNames.HOST);
-            if (toGet) {
-                m = HttpMethod.GET;
-                b = NO_BODY;
-                h.remove(HttpHeaderNames.CONTENT_LENGTH);
-                h.remove(HttpHeaderNames.CONTENT_TYPE);
-            }
-            if (!HttpConnection.Key.of(u).equals(HttpConnection.Key.of(next))) {
-                // credentials were meant for the first server only
-                h.remove(HttpHeaderNames.AUTHORIZATION);
-                h.remove(HttpHeaderNames.PROXY_AUTHORIZATION);
-                h.remove(HttpHeaderNames.COOKIE);
-            }
-            u = next;
+            call = next;
         }
+    }
+
+    /**
+     * Starts one exchange and returns at once: the request goes out, and its answer is read, on the
+     * caller's loop ({@link IOManager#currentLoop()}: a coroutine's home loop, a loop thread's own loop;
+     * the least loaded one for any other thread), over a connection of that loop's pool or a new one
+     * opened there without parking anybody. {@code handler} hears of the answer on that loop: its head,
+     * then its body as {@link LoopExchange#demand demanded}. Settings, redirects, the retry on a stale
+     * pooled connection and the failures are those of {@link #exchange}; the headers become the
+     * request's own, as there.
+     *
+     * @throws IOException when the client is closed or its IOManager is not running
+     * @throws IllegalArgumentException if {@code uri} is not http(s) with a host
+     */
+    public LoopExchange start(HttpMethod method, URI uri, HttpHeaders headers, byte[] body, ExchangeHandler handler)
+            throws IOException {
+        int loop = ioManager.currentLoop();
+        return start(loop >= 0 ? loop : ioManager.loopForCaller(), method, uri, headers, body, handler);
+    }
+
+    /**
+     * {@link #start(HttpMethod, URI, HttpHeaders, byte[], ExchangeHandler)} on loop {@code loop}: for a
+     * caller that chose the loop earlier, on the thread it will be waited on from, and may hand the
+     * request over from another thread.
+     *
+     * @throws IllegalArgumentException if {@code loop} is not one of the IOManager's loops
+     */
+    public LoopExchange start(int loop, HttpMethod method, URI uri, HttpHeaders headers, byte[] body,
+            ExchangeHandler handler) throws IOException {
+        HttpConnection.Key.of(uri);
+        Objects.requireNonNull(handler, "handler");
+        if (closed) {
+            throw new IOException("LoopHttpClient is closed");
+        }
+        HttpConnectionPool[] p = pools();
+        if (loop < 0 || loop >= p.length) {
+            throw new IllegalArgumentException("loop: " + loop + " (expected: 0 to " + (p.length - 1) + ", a loop of IOManager '"
+                    + ioManager.name() + "')");
+        }
+        LoopExchange exchange = new LoopExchange(this, loop, p[loop], new HttpCall(method, uri, headers, body), handler);
+        exchange.begin();
+        return exchange;
     }
 
     /** Closes the idle connections; the client takes no more calls. */
@@ -230,8 +261,8 @@ public final class LoopHttpClient implements AutoCloseable {
 
     // ---- one exchange ------------------------------------------------------------------------------
 
-    private LoopHttpResponse exchangeOnce(HttpMethod method, URI uri, HttpHeaders headers, byte[] body) throws IOException {
-        HttpConnection.Key key = HttpConnection.Key.of(uri);
+    private LoopHttpResponse exchangeOnce(HttpCall call) throws IOException {
+        HttpConnection.Key key = HttpConnection.Key.of(call.uri());
         int loop;
         try {
             loop = ioManager.loopForCaller();
@@ -239,16 +270,16 @@ public final class LoopHttpClient implements AutoCloseable {
             throw new IOException(e.getMessage(), e);
         }
         HttpConnectionPool pool = pools()[loop];
-        boolean callerKeepsAlive = !headers.containsValue(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE, true);
+        boolean callerKeepsAlive = call.keepsAlive();
         for (;;) {
             HttpConnection c = pool.poll(key);
             if (c == null) {
                 c = connect(key, loop, pool);
             }
             // A pooled connection the server closed meanwhile fails before any answer: try the next.
-            boolean mayRetry = ++c.uses > 1 && IDEMPOTENT.contains(method);
+            boolean mayRetry = ++c.uses > 1 && call.idempotent();
             try {
-                c.channel.writeAndFlush(request(method, uri, key, headers, body), c.channel.voidPromise());
+                c.channel.writeAndFlush(request(call, key), c.channel.voidPromise());
                 HttpResponse head = readHead(c, readNanos);
                 if (head != null) {
                     boolean keepAlive = HttpUtil.isKeepAlive(head) && callerKeepsAlive;
@@ -299,8 +330,8 @@ public final class LoopHttpClient implements AutoCloseable {
         return p;
     }
 
-    private static FullHttpRequest request(HttpMethod method, URI uri, HttpConnection.Key key, HttpHeaders headers,
-            byte[] body) {
+    static FullHttpRequest request(HttpCall call, HttpConnection.Key key) {
+        URI uri = call.uri();
         String target = uri.getRawPath();
         if (target == null || target.isEmpty()) {
             target = "/";
@@ -308,47 +339,22 @@ public final class LoopHttpClient implements AutoCloseable {
         if (uri.getRawQuery() != null) {
             target = target + "?" + uri.getRawQuery();
         }
+        byte[] body = call.body();
         ByteBuf content = body.length == 0 ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(body);
         // the caller's headers are the request's (see exchange): no copy
-        FullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, target, content, headers,
+        FullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, call.method(), target, content, call.headers(),
                 EmptyHttpHeaders.INSTANCE);
         HttpHeaders h = req.headers();
         if (!h.contains(HttpHeaderNames.HOST)) {
             h.set(HttpHeaderNames.HOST, key.hostHeader());
         }
         h.remove(HttpHeaderNames.TRANSFER_ENCODING); // the body is sent whole, with its length
-        if (body.length > 0 || WITH_BODY.contains(method)) {
+        if (body.length > 0 || WITH_BODY.contains(call.method())) {
             h.setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
         } else {
             h.remove(HttpHeaderNames.CONTENT_LENGTH); // Spring sets 0 for every empty body; a GET has none
         }
         return req;
-    }
-
-    /** Where a redirect answer points, or {@code null} when it is not one to follow. */
-    private static @Nullable URI redirectTarget(URI from, LoopHttpResponse response) {
-        int code = response.status();
-        if (code != 301 && code != 302 && code != 303 && code != 307 && code != 308) {
-            return null;
-        }
-        String location = response.headers().get(HttpHeaderNames.LOCATION);
-        if (location == null || location.isBlank()) {
-            return null;
-        }
-        URI next;
-        try {
-            next = from.resolve(location.trim());
-        } catch (IllegalArgumentException malformed) {
-            return null; // handed to the caller as it is
-        }
-        String scheme = next.getScheme();
-        if (!"http".equalsIgnoreCase(scheme) && !"https".equalsIgnoreCase(scheme) || next.getHost() == null) {
-            return null;
-        }
-        if ("https".equalsIgnoreCase(from.getScheme()) && "http".equalsIgnoreCase(scheme)) {
-            return null; // never from TLS to plain text
-        }
-        return next;
     }
 
     /** The head of the final response (interim 1xx answers skipped), or {@code null} if the connection ended first. */
@@ -401,10 +407,28 @@ public final class LoopHttpClient implements AutoCloseable {
 
     private HttpConnection connect(HttpConnection.Key key, int loop, HttpConnectionPool pool) throws IOException {
         InetAddress address = resolve(key.host());
-        // an interrupted caller leaves the connection open: the rest of the response is drained and it is pooled
-        ChannelInbox inbox = new ChannelInbox(ChannelInbox.DEFAULT_HIGH_WATER, ChannelInbox.DEFAULT_LOW_WATER, false);
+        ChannelInbox inbox = newInbox();
         SslHandler ssl = key.tls() ? sslHandler(key) : null;
-        Bootstrap b = ioManager.bootstrap(loop)
+        Channel ch = LoopChannels.connect(bootstrap(loop, inbox, ssl), new InetSocketAddress(address, key.port()), null);
+        HttpConnection c = opened(key, loop, ch, inbox, pool);
+        if (ssl != null) {
+            LoopChannels.await(ssl.handshakeFuture(), ch);
+            if (!ssl.handshakeFuture().isSuccess()) {
+                c.close();
+                throw handshakeFailed(key, ssl.handshakeFuture().cause());
+            }
+        }
+        return c;
+    }
+
+    /** The inbox of a new connection: a reader that gives up leaves it open, to be drained and pooled. */
+    static ChannelInbox newInbox() {
+        return new ChannelInbox(ChannelInbox.DEFAULT_HIGH_WATER, ChannelInbox.DEFAULT_LOW_WATER, false);
+    }
+
+    /** A bootstrap for a new connection on {@code loop}: TLS when {@code ssl} is given, the HTTP codec, the inbox. */
+    Bootstrap bootstrap(int loop, ChannelInbox inbox, @Nullable SslHandler ssl) {
+        return ioManager.bootstrap(loop)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()))
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.SO_KEEPALIVE, true)
@@ -418,28 +442,26 @@ public final class LoopHttpClient implements AutoCloseable {
                                 .setMaxHeaderSize(64 * 1024).setMaxChunkSize(64 * 1024), false, false), inbox);
                     }
                 });
-        Channel ch = LoopChannels.connect(b, new InetSocketAddress(address, key.port()), null);
+    }
+
+    /** A connection just opened: counted, and forgotten by its pool when it closes. */
+    HttpConnection opened(HttpConnection.Key key, int loop, Channel ch, ChannelInbox inbox, HttpConnectionPool pool) {
         HttpConnection c = new HttpConnection(key, loop, ch, inbox);
         opened.increment();
         ch.closeFuture().addListener(f -> {
             closedConnections.increment();
             pool.closed(c);
         });
-        if (ssl != null) {
-            LoopChannels.await(ssl.handshakeFuture(), ch);
-            if (!ssl.handshakeFuture().isSuccess()) {
-                c.close();
-                Throwable cause = ssl.handshakeFuture().cause();
-                SSLHandshakeException e = new SSLHandshakeException("TLS handshake with " + key + " failed: "
-                        + cause.getMessage());
-                e.initCause(cause);
-                throw e;
-            }
-        }
         return c;
     }
 
-    private InetAddress resolve(String host) throws UnknownHostException {
+    static SSLHandshakeException handshakeFailed(HttpConnection.Key key, Throwable cause) {
+        SSLHandshakeException e = new SSLHandshakeException("TLS handshake with " + key + " failed: " + cause.getMessage());
+        e.initCause(cause);
+        return e;
+    }
+
+    InetAddress resolve(String host) throws UnknownHostException {
         Predicate<InetAddress> filter = addressFilter;
         if (filter == null) {
             return InetAddress.getByName(host);
@@ -452,7 +474,7 @@ public final class LoopHttpClient implements AutoCloseable {
         throw new UnknownHostException(host + ": none of its addresses is allowed by the address filter");
     }
 
-    private SslHandler sslHandler(HttpConnection.Key key) throws IOException {
+    SslHandler sslHandler(HttpConnection.Key key) throws IOException {
         SSLContext ctx = sslContext;
         if (ctx == null) {
             try {

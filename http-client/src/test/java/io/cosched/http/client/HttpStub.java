@@ -34,6 +34,9 @@ public final class HttpStub implements AutoCloseable {
     private final ExecutorService threads = Executors.newFixedThreadPool(8,
             r -> Thread.ofPlatform().daemon().name("http-stub").unstarted(r));
     public final Set<Integer> clientPorts = ConcurrentHashMap.newKeySet();
+    /** Requests being handled now, and the most there have been at once. */
+    public final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
+    public final java.util.concurrent.atomic.AtomicInteger maxInFlight = new java.util.concurrent.atomic.AtomicInteger();
 
     public HttpStub() throws IOException {
         this(null);
@@ -64,6 +67,15 @@ public final class HttpStub implements AutoCloseable {
     }
 
     private void handle(HttpExchange ex) throws IOException {
+        maxInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+        try {
+            serve(ex);
+        } finally {
+            inFlight.decrementAndGet();
+        }
+    }
+
+    private void serve(HttpExchange ex) throws IOException {
         clientPorts.add(ex.getRemoteAddress().getPort());
         String path = ex.getRequestURI().getPath();
         String query = ex.getRequestURI().getRawQuery();

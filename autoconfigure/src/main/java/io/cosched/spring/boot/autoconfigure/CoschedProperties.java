@@ -497,12 +497,27 @@ public class CoschedProperties {
          */
         private boolean enabled = true;
 
+        /**
+         * Whether a WebClient on Spring Boot's connector sends the calls of coroutines over cosched's own HTTP client
+         * on the coroutine's loop (LoopHttpClient, no Reactor Netty client in between); reactive callers keep Reactor
+         * Netty either way. Needs enabled.
+         */
+        private boolean loopClient = true;
+
         public boolean isEnabled() {
             return enabled;
         }
 
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
+        }
+
+        public boolean isLoopClient() {
+            return loopClient;
+        }
+
+        public void setLoopClient(boolean loopClient) {
+            this.loopClient = loopClient;
         }
     }
 }

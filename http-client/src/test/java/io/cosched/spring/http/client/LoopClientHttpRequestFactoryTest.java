@@ -6,6 +6,7 @@ import io.cosched.IOManager;
 import io.cosched.TestSupport;
 import io.cosched.http.client.HttpStub;
 import io.cosched.http.client.LoopHttpClient;
+import io.cosched.http.client.RawHttpServer;
 import io.cosched.net.TestTls;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

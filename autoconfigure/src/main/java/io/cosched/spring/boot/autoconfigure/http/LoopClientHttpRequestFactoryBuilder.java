@@ -7,10 +7,6 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.http.client.ClientHttpRequestFactoryBuilder;
 import org.springframework.boot.http.client.HttpClientSettings;
 import org.springframework.boot.http.client.HttpCookieHandling;
-import org.springframework.boot.http.client.HttpRedirects;
-import org.springframework.boot.http.client.InetAddressFilter;
-import org.springframework.boot.ssl.SslBundle;
-import org.springframework.boot.ssl.SslOptions;
 
 import java.time.Duration;
 
@@ -46,25 +42,7 @@ public final class LoopClientHttpRequestFactoryBuilder implements ClientHttpRequ
                     + "keeps no cookies; use enable-when-possible or disable, or set cosched.http.client.enabled=false "
                     + "for Spring Boot's default client)");
         }
-        LoopHttpClient.Builder client = LoopHttpClient.builder(io)
-                .idleTimeout(idleTimeout)
-                .readTimeout(s.readTimeout())
-                .followRedirects(s.redirects() != HttpRedirects.DONT_FOLLOW);
-        if (s.connectTimeout() != null) {
-            client.connectTimeout(s.connectTimeout());
-        }
-        SslBundle ssl = s.sslBundle();
-        if (ssl != null) {
-            SslOptions options = ssl.getOptions();
-            client.sslContext(ssl.createSslContext())
-                    .sslProtocols(options.getEnabledProtocols())
-                    .sslCiphers(options.getCiphers());
-        }
-        InetAddressFilter filter = s.inetAddressFilter();
-        if (filter != null) {
-            client.addressFilter(filter::matches);
-        }
-        return new LoopClientHttpRequestFactory(client.build());
+        return new LoopClientHttpRequestFactory(LoopHttpClientSettings.client(io, idleTimeout, s));
     }
 
     @Override

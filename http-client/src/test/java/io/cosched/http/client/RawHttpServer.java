@@ -1,4 +1,4 @@
-package io.cosched.spring.http.client;
+package io.cosched.http.client;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -15,9 +15,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * (head only; bodies are skipped by Content-Length) goes to a {@link Script}, which writes the raw
  * answer or closes the connection without one.
  */
-final class RawHttpServer implements AutoCloseable {
+public final class RawHttpServer implements AutoCloseable {
 
-    interface Script {
+    public interface Script {
         /**
          * @param connection 0-based index of the connection, in accept order
          * @param request    0-based index of the request on that connection
@@ -26,11 +26,14 @@ final class RawHttpServer implements AutoCloseable {
         String answer(int connection, int request, String head);
     }
 
+    /** Ends an answer that the server closes the connection after, with nothing more said: see {@link #thenClose}. */
+    private static final String CLOSE = "\u0000close";
+
     private final ServerSocket server;
     private final AtomicInteger connections = new AtomicInteger();
     private final CopyOnWriteArrayList<Socket> sockets = new CopyOnWriteArrayList<>();
 
-    RawHttpServer(Script script) throws IOException {
+    public RawHttpServer(Script script) throws IOException {
         server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         Thread.ofPlatform().daemon().name("raw-http-accept").start(() -> {
             try {
@@ -60,8 +63,13 @@ final class RawHttpServer implements AutoCloseable {
                 if (answer == null) {
                     return;
                 }
-                s.getOutputStream().write(answer.getBytes(StandardCharsets.ISO_8859_1));
+                boolean close = answer.endsWith(CLOSE);
+                String raw = close ? answer.substring(0, answer.length() - CLOSE.length()) : answer;
+                s.getOutputStream().write(raw.getBytes(StandardCharsets.ISO_8859_1));
                 s.getOutputStream().flush();
+                if (close) {
+                    return;
+                }
             }
         } catch (IOException ignored) {
             // the client went away
@@ -92,16 +100,21 @@ final class RawHttpServer implements AutoCloseable {
         return 0;
     }
 
-    static String ok(String body) {
+    public static String ok(String body) {
         return "HTTP/1.1 200 OK\r\nContent-Length: " + body.length() + "\r\nContent-Type: text/plain\r\n\r\n" + body;
     }
 
-    int port() {
+    /** {@code raw} written as it is, then the connection closed: for an answer cut short. */
+    public static String thenClose(String raw) {
+        return raw + CLOSE;
+    }
+
+    public int port() {
         return server.getLocalPort();
     }
 
     /** Connections accepted so far. */
-    int connections() {
+    public int connections() {
         return connections.get();
     }
 
