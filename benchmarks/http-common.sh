@@ -20,6 +20,10 @@
 #   bench_cpu_ticks PID      CPU time of process PID so far (utime + stime, /proc/PID/stat fields 14 and 15), in clock ticks
 #   bench_jit_ticks PID      the part of it spent by the JIT's compiler threads ("C1/C2 CompilerThre..."), in clock ticks
 #   bench_steal_ticks / bench_total_ticks   the host's steal time and all its CPU time so far (/proc/stat), in ticks
+#   bench_received_bytes     the bytes the server has received so far over the connections open to port 18080
+#                            (the kernel's tcp_info, read with ss): wrk sends the same request over and over, so
+#                            their difference over a window, divided by the request's size, counts the requests
+#                            the server took in that window, for any server, without a counter of its own
 #   on_server / on_load      the taskset prefixes: server on core 0, wrk and the stub on core 1
 
 bench_loops=1   # the server has one core; every variant gets as many event loops (Reactor Netty's default would be 4)
@@ -163,6 +167,10 @@ bench_jit_ticks() {
   # per thread: /proc/PID/task/TID/stat, utime and stime are fields 14 and 15 (12 and 13 after the name)
   { cat /proc/"$1"/task/*/stat 2>/dev/null || true; } \
     | awk '/\((C1|C2) CompilerThre/ {sub(/.*\) /, ""); n += $12 + $13} END {print n + 0}'
+}
+
+bench_received_bytes() {
+  ss -tinH state established '( sport = :18080 )' | grep -o 'bytes_received:[0-9]*' | awk -F: '{n += $2} END {print n + 0}'
 }
 
 bench_ctxt() {

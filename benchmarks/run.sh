@@ -44,6 +44,13 @@ cd "$(dirname "$0")/.."
 if $quick; then rounds=1; warm=4; measure=4; else rounds=3; warm=15; measure=15; fi
 # for trying the harness itself: BENCH_ROUNDS, BENCH_WARM, BENCH_MEASURE (seconds) override the above
 rounds=${BENCH_ROUNDS:-$rounds}; warm=${BENCH_WARM:-$warm}; measure=${BENCH_MEASURE:-$measure}
+# BENCH_CONTINUOUS=1: warm-up and window in one wrk run, so that no connection is closed and opened again
+# at the window's start (the JIT recompiles what a reconnection deoptimizes, a few us per request that
+# belong to no steady state: docs/benchmarks.md, "The JIT in the measured window"). The window's requests
+# are counted from the bytes the server received (bench_received_bytes); its latency percentiles are
+# wrk's over the whole run, warm-up included; a window with steal is recorded, not measured again.
+continuous=false
+if [ "${BENCH_CONTINUOUS:-0}" = 1 ]; then continuous=true; fi
 first_warm=$((warm * 2)) # a JVM just started is still compiling: the first scenario after a start warms longer
 
 . benchmarks/http-common.sh
@@ -137,7 +144,7 @@ mkdir -p "$out"
   $needs_rd && echo "redis: $(redis-server --version 2>/dev/null | awk '{print $3}'), 127.0.0.1:$COSCHED_REDIS_PORT"
   echo "command: benchmarks/run.sh $*$($quick && echo --quick)${BENCH_VARIANTS:+ BENCH_VARIANTS=$BENCH_VARIANTS}${BENCH_SCENARIOS:+ BENCH_SCENARIOS=$BENCH_SCENARIOS}"
   echo "pinning: server on core $server_core, wrk and downstream stub on core $load_core; $bench_loops event loop(s) per server unless the variant says otherwise"
-  echo "timing: $rounds rounds; per scenario ${warm}s warm-up (${first_warm}s for the first after a start) then ${measure}s measured"
+  echo "timing: $rounds rounds; per scenario ${warm}s warm-up (${first_warm}s for the first after a start) then ${measure}s measured$($continuous && echo ", both in one wrk run (BENCH_CONTINUOUS=1)")"
 } | tee "$out/machine.txt"
 
 if curl -s -o /dev/null localhost:18080/ || curl -s -o /dev/null localhost:18099/; then
@@ -183,22 +190,56 @@ for round in $(seq 1 "$rounds"); do
         IFS='|' read -r scenario path conns _ <<< "$s"
         url="http://127.0.0.1:18080$path"
         if $first; then w=$first_warm; first=false; else w=$warm; fi
-        "${on_load[@]}" wrk -t1 -c"$conns" -d"${w}s" --timeout 10s "$url" > /dev/null 2>&1 || true
-        for attempt in 1 2; do
+        if $continuous; then
+          # the request as wrk sends it: "GET <path> HTTP/1.1", "Host: 127.0.0.1:18080", an empty line
+          request_bytes=$(( ${#path} + 40 ))
+          "${on_load[@]}" wrk -t1 -c"$conns" -d"$((w + measure + 2))s" --timeout 10s --latency "$url" > "$out/wrk-running.txt" 2>&1 &
+          load=$!
+          # cosched's wake-up counts are read 15 s before the window: the one request to /wakeups, on a new
+          # connection and another path, makes the JIT deoptimize and recompile the hot request path (about
+          # 2 s of compiling on the server's core), which must not land in the window
+          lead=$(( w > 30 ? 15 : w / 2 ))
+          sleep "$((w - lead))"
+          rxw=$(bench_received_bytes)
           wk0=$(curl -s -f localhost:18080/wakeups || true)
+          sleep "$lead"
+          rx0=$(bench_received_bytes)
           cpu0=$(bench_cpu_ticks "$server"); jit0=$(bench_jit_ticks "$server"); cs0=$(bench_ctxt "$server"); st0=$(bench_steal_ticks); tt0=$(bench_total_ticks)
-          res=$("${on_load[@]}" wrk -t1 -c"$conns" -d"${measure}s" --timeout 10s --latency "$url" 2>&1 || true)
+          sleep "$measure"
           cpu1=$(bench_cpu_ticks "$server"); jit1=$(bench_jit_ticks "$server"); cs1=$(bench_ctxt "$server"); st1=$(bench_steal_ticks); tt1=$(bench_total_ticks)
+          rx1=$(bench_received_bytes)
           wk1=$(curl -s -f localhost:18080/wakeups || true)
+          wait "$load" || true
+          res=$(cat "$out/wrk-running.txt"); rm -f "$out/wrk-running.txt"
           steal=$(awk -v a="$st0" -v b="$st1" -v c="$tt0" -v d="$tt1" 'BEGIN {printf "%.1f", (d > c) ? 100 * (b - a) / (d - c) : 0}')
-          if [ "$attempt" = 1 ] && awk -v s="$steal" 'BEGIN {exit !(s > 5)}'; then
-            echo "  ($name $scenario: ${steal}% steal, window measured again)"
-            continue
+          requests=$(( (rx1 - rx0) / request_bytes ))
+          wk_requests=$(( (rx1 - rxw) / request_bytes ))
+          rps=$(awk -v n="$requests" -v m="$measure" 'BEGIN {printf "%.2f", n / m}')
+          whole=$(awk '/requests in/ {print $1}' <<< "$res")
+          # the bytes count what the server received; wrk counts answers over the whole run: a wrk connection
+          # closed and opened again within the window would take its bytes out of the count
+          if [ $(( (rx1 - rx0) % request_bytes )) -ne 0 ] || [ "${whole:-0}" -lt "$requests" ]; then
+            echo "  ($name $scenario: the received bytes ($((rx1 - rx0))) are not whole requests of $request_bytes bytes, or more than wrk's $whole answers: the window's count is off)"
           fi
-          break
-        done
-        rps=$(awk '/Requests\/sec/ {print $2}' <<< "$res")
-        requests=$(awk '/requests in/ {print $1}' <<< "$res")
+        else
+          "${on_load[@]}" wrk -t1 -c"$conns" -d"${w}s" --timeout 10s "$url" > /dev/null 2>&1 || true
+          for attempt in 1 2; do
+            wk0=$(curl -s -f localhost:18080/wakeups || true)
+            cpu0=$(bench_cpu_ticks "$server"); jit0=$(bench_jit_ticks "$server"); cs0=$(bench_ctxt "$server"); st0=$(bench_steal_ticks); tt0=$(bench_total_ticks)
+            res=$("${on_load[@]}" wrk -t1 -c"$conns" -d"${measure}s" --timeout 10s --latency "$url" 2>&1 || true)
+            cpu1=$(bench_cpu_ticks "$server"); jit1=$(bench_jit_ticks "$server"); cs1=$(bench_ctxt "$server"); st1=$(bench_steal_ticks); tt1=$(bench_total_ticks)
+            wk1=$(curl -s -f localhost:18080/wakeups || true)
+            steal=$(awk -v a="$st0" -v b="$st1" -v c="$tt0" -v d="$tt1" 'BEGIN {printf "%.1f", (d > c) ? 100 * (b - a) / (d - c) : 0}')
+            if [ "$attempt" = 1 ] && awk -v s="$steal" 'BEGIN {exit !(s > 5)}'; then
+              echo "  ($name $scenario: ${steal}% steal, window measured again)"
+              continue
+            fi
+            break
+          done
+          rps=$(awk '/Requests\/sec/ {print $2}' <<< "$res")
+          requests=$(awk '/requests in/ {print $1}' <<< "$res")
+          wk_requests=$requests
+        fi
         p50=$(ms "$(awk '$1 == "50%" {print $2}' <<< "$res")")
         p90=$(ms "$(awk '$1 == "90%" {print $2}' <<< "$res")")
         p99=$(ms "$(awk '$1 == "99%" {print $2}' <<< "$res")")
@@ -210,9 +251,9 @@ for round in $(seq 1 "$rounds"); do
         jit_us=$(awk -v a="$jit0" -v b="$jit1" -v t="$clk" -v n="${requests:-0}" 'BEGIN {if (n > 0) printf "%.1f", (b - a) / t * 1e6 / n}')
         echo "$round,$name,$scenario,$conns,$rps,$p50,$p90,$p99,$errors,$cpu,$rss,$requests,$cs,$cpu_us,$steal,$jit_us" | tee -a "$out/runs.csv"
         echo "$res" > "$out/wrk-$name-$scenario-$round.txt"
-        if [ -n "$wk0" ] && [ -n "$wk1" ] && [ "${requests:-0}" -gt 0 ] 2>/dev/null; then
+        if [ -n "$wk0" ] && [ -n "$wk1" ] && [ "${wk_requests:-0}" -gt 0 ] 2>/dev/null; then
           # cosched's own count of who resumed the coroutines: its loops (local) or other threads (remote)
-          awk -v r="$round" -v v="$name" -v s="$scenario" -v a="$wk0" -v b="$wk1" -v n="$requests" 'BEGIN {
+          awk -v r="$round" -v v="$name" -v s="$scenario" -v a="$wk0" -v b="$wk1" -v n="$wk_requests" 'BEGIN {
             split(a, x, " "); split(b, y, " ");
             printf "%s,%s,%s,%d,%.3f,%.4f\n", r, v, s, n, (y[1] - x[1]) / n, (y[2] - x[2]) / n }' >> "$out/wakeups.csv"
           echo "  wake-ups per request (local, remote): $(tail -n 1 "$out/wakeups.csv" | cut -d, -f5,6)"
