@@ -10,17 +10,26 @@ import java.security.KeyStore;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-/** A self-signed certificate for localhost, made with the JDK's keytool, as server and client TLS contexts. */
+/**
+ * A self-signed certificate for localhost, made with the JDK's keytool, as server and client TLS contexts,
+ * and as the PKCS12 store they were made from (for a test that configures TLS by file, a Spring Boot SSL
+ * bundle say; deleted when the JVM exits).
+ */
 public final class TestTls {
 
-    private static final char[] PASSWORD = "changeit".toCharArray();
+    /** The password of {@link #keyStore} and of its key. */
+    public static final String PASSWORD_TEXT = "changeit";
+    private static final char[] PASSWORD = PASSWORD_TEXT.toCharArray();
 
     public final SSLContext server;
     public final SSLContext client;
+    /** The PKCS12 store holding the key and its certificate (alias {@code localhost}). */
+    public final Path keyStore;
 
-    private TestTls(SSLContext server, SSLContext client) {
+    private TestTls(SSLContext server, SSLContext client, Path keyStore) {
         this.server = server;
         this.client = client;
+        this.keyStore = keyStore;
     }
 
     public static TestTls create() throws Exception {
@@ -41,8 +50,8 @@ public final class TestTls {
         try (InputStream in = Files.newInputStream(store)) {
             ks.load(in, PASSWORD);
         }
-        Files.delete(store);
-        Files.delete(dir);
+        dir.toFile().deleteOnExit(); // registered first: deleted after the store
+        store.toFile().deleteOnExit();
         KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
         kmf.init(ks, PASSWORD);
         SSLContext server = SSLContext.getInstance("TLS");
@@ -51,6 +60,6 @@ public final class TestTls {
         tmf.init(ks);
         SSLContext client = SSLContext.getInstance("TLS");
         client.init(null, tmf.getTrustManagers(), null);
-        return new TestTls(server, client);
+        return new TestTls(server, client, store);
     }
 }

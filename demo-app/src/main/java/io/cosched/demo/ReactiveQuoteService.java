@@ -1,7 +1,5 @@
 package io.cosched.demo;
 
-import org.springframework.http.client.ReactorResourceFactory;
-import org.springframework.http.client.reactive.ReactorClientHttpConnector;
 import org.springframework.stereotype.Service;
 import org.springframework.web.reactive.function.client.WebClient;
 import org.springframework.web.reactive.function.client.WebClientResponseException;
@@ -20,12 +18,12 @@ public class ReactiveQuoteService {
     private final DemoProperties.Quote settings;
 
     /**
-     * spring-boot-webclient 4.1.1 is missing from Maven Central, so there is no auto-configured
-     * {@code WebClient.Builder}: the client is built here, on the {@link ReactorResourceFactory}
-     * cosched provides, so that it runs on the same event loops as the server.
+     * Spring Boot's {@code WebClient.Builder}: on cosched's connector, whose calls from a reactive chain
+     * (this one, subscribed on the loop that serves the request) go to Reactor Netty's client on the same
+     * event loops as the server; a coroutine's calls would go over cosched's loop client.
      */
-    public ReactiveQuoteService(ReactorResourceFactory loops, PricingClient pricing, DemoProperties properties) {
-        this.http = WebClient.builder().clientConnector(new ReactorClientHttpConnector(loops, client -> client)).build();
+    public ReactiveQuoteService(WebClient.Builder http, PricingClient pricing, DemoProperties properties) {
+        this.http = http.build();
         this.pricing = pricing;
         this.settings = properties.getQuote();
     }

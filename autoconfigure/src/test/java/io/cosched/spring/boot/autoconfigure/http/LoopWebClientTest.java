@@ -5,6 +5,7 @@ import io.cosched.IOManager;
 import io.cosched.TestSupport;
 import io.cosched.http.client.HttpStub;
 import io.cosched.http.client.LoopHttpClient;
+import io.cosched.net.TestTls;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
 import io.cosched.spring.boot.autoconfigure.web.CoschedReactorNettyAutoConfiguration;
 import io.cosched.spring.http.client.reactive.LoopClientHttpConnector;
@@ -12,11 +13,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.mockito.ArgumentCaptor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.http.client.autoconfigure.HttpClientAutoConfiguration;
 import org.springframework.boot.http.client.autoconfigure.reactive.ReactiveHttpClientAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.webclient.autoconfigure.WebClientAutoConfiguration;
+import org.springframework.boot.webclient.autoconfigure.WebClientSsl;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.client.reactive.ClientHttpConnector;
@@ -37,6 +41,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.verify;
 
 /**
  * A {@code WebClient} on Spring Boot's connector, called from coroutines: the calls go over cosched's
@@ -253,5 +259,59 @@ class LoopWebClientTest {
     void anotherConnectorChosenInBootsSettingsIsLeftAlone() {
         runner.withPropertyValues("spring.http.clients.reactive.connector=jdk").run(context ->
                 assertThat(context.getBean(ClientHttpConnector.class)).isNotInstanceOf(LoopClientHttpConnector.class));
+    }
+
+    @Test
+    void bootsWebClientBuilderSendsACoroutinesCallsOverTheLoopClient() {
+        runner.withConfiguration(AutoConfigurations.of(WebClientAutoConfiguration.class)).run(context -> {
+            IOManager io = context.getBean(IOManager.class);
+            LoopClientHttpConnector connector = (LoopClientHttpConnector) context.getBean(ClientHttpConnector.class);
+            WebClient web = context.getBean(WebClient.Builder.class).baseUrl(stub.uri("/").toString()).build();
+            long remote = io.carrierStats().get(1).remoteWakeups();
+            String last = io.spawnOn(1, () -> {
+                String body = null;
+                for (int i = 0; i < 10; i++) {
+                    body = web.get().uri("/hello").retrieve().bodyToMono(String.class).block();
+                }
+                return body;
+            }).join();
+            assertThat(last).isEqualTo("hello");
+            assertThat(connector.client().openedConnections()).as("Boot's builder has the loop connector").isEqualTo(1);
+            if (TestSupport.carrierMode()) {
+                assertThat(io.carrierStats().get(1).remoteWakeups() - remote).isZero();
+            }
+        });
+    }
+
+    @Test
+    void anSslBundleOfBootsSettingsOrOfWebClientSslGoesOverTheLoopClient() throws Exception {
+        TestTls tls = TestTls.create();
+        try (HttpStub https = new HttpStub(tls.server)) {
+            runner.withConfiguration(AutoConfigurations.of(WebClientAutoConfiguration.class))
+                    .withPropertyValues("spring.ssl.bundle.jks.stub.truststore.location=" + tls.keyStore.toUri(),
+                            "spring.ssl.bundle.jks.stub.truststore.password=" + TestTls.PASSWORD_TEXT,
+                            "spring.ssl.bundle.jks.stub.truststore.type=PKCS12",
+                            "spring.http.clients.ssl.bundle=stub")
+                    .run(context -> {
+                        IOManager io = context.getBean(IOManager.class);
+                        LoopClientHttpConnector connector = (LoopClientHttpConnector) context.getBean(ClientHttpConnector.class);
+                        WebClient web = context.getBean(WebClient.Builder.class).build();
+                        assertThat(io.spawnOn(0, () -> web.get().uri(https.uri("/hello")).retrieve().bodyToMono(String.class)
+                                .block()).join()).isEqualTo("hello");
+                        assertThat(connector.client().openedConnections()).isEqualTo(1);
+
+                        // WebClientSsl gives a builder a connector of its own, made by the same (wrapped) builder
+                        WebClient.Builder probe = mock(WebClient.Builder.class);
+                        context.getBean(WebClientSsl.class).fromBundle("stub").accept(probe);
+                        ArgumentCaptor<ClientHttpConnector> given = ArgumentCaptor.forClass(ClientHttpConnector.class);
+                        verify(probe).clientConnector(given.capture());
+                        assertThat(given.getValue()).isInstanceOf(LoopClientHttpConnector.class).isNotSameAs(connector);
+                        LoopClientHttpConnector viaSsl = (LoopClientHttpConnector) given.getValue();
+                        WebClient own = WebClient.builder().clientConnector(viaSsl).build();
+                        assertThat(io.spawnOn(1, () -> own.get().uri(https.uri("/hello")).retrieve().bodyToMono(String.class)
+                                .block()).join()).isEqualTo("hello");
+                        assertThat(viaSsl.client().openedConnections()).isEqualTo(1);
+                    });
+        }
     }
 }
