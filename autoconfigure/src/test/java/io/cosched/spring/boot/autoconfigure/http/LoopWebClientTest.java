@@ -248,6 +248,22 @@ class LoopWebClientTest {
     }
 
     @Test
+    void closingTheContextClosesTheLoopClientAndItsIdleConnections() {
+        LoopClientHttpConnector[] seen = new LoopClientHttpConnector[1];
+        runner.run(context -> {
+            IOManager io = context.getBean(IOManager.class);
+            LoopClientHttpConnector connector = (LoopClientHttpConnector) context.getBean(ClientHttpConnector.class);
+            seen[0] = connector;
+            WebClient web = WebClient.builder().clientConnector(connector).baseUrl(stub.uri("/").toString()).build();
+            assertThat(io.spawnOn(0, () -> web.get().uri("/hello").retrieve().bodyToMono(String.class).block()).join())
+                    .isEqualTo("hello");
+            assertThat(connector.client().idleConnections()).isEqualTo(1);
+        });
+        assertThat(seen[0].client().isClosed()).isTrue();
+        assertThat(seen[0].client().idleConnections()).isZero();
+    }
+
+    @Test
     void offWhenTurnedOff() {
         runner.withPropertyValues("cosched.web-client.loop-client=false").run(context ->
                 assertThat(context.getBean(ClientHttpConnector.class)).isInstanceOf(ReactorClientHttpConnector.class));

@@ -12,6 +12,7 @@ import org.springframework.http.client.reactive.ClientHttpConnector;
 import org.springframework.http.client.reactive.ClientHttpRequest;
 import org.springframework.http.client.reactive.ClientHttpResponse;
 import reactor.core.CoreSubscriber;
+import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
 
@@ -32,7 +33,7 @@ import java.util.function.Function;
  * subscriber that cancels leaves the rest to the loop, which reads it to its end and keeps the
  * connection.
  */
-public final class LoopClientHttpConnector implements ClientHttpConnector {
+public final class LoopClientHttpConnector implements ClientHttpConnector, AutoCloseable {
 
     private final LoopHttpClient client;
     private final ClientHttpConnector fallback;
@@ -68,6 +69,16 @@ public final class LoopClientHttpConnector implements ClientHttpConnector {
     private boolean onCoroutine() {
         int loop = ioManager.currentLoop();
         return loop >= 0 && !ioManager.eventLoop(loop).inEventLoop();
+    }
+
+    /**
+     * Closes the loop client's idle connections; coroutines' calls fail from then on. The connector it
+     * wraps is left alone: its resources are whoever made it's (Spring Boot's {@code ReactorResourceFactory}).
+     * Spring calls it when the application context closes, if the connector is a bean.
+     */
+    @Override
+    public void close() {
+        client.close();
     }
 
     @Override
@@ -116,6 +127,7 @@ public final class LoopClientHttpConnector implements ClientHttpConnector {
         private final URI uri;
         private final int loop;
         private volatile @Nullable LoopExchange exchange;
+        private volatile @Nullable Disposable handedOver; // the wrapped connector's call, if it has one
         private volatile boolean responded;
         private @Nullable LoopClientHttpResponse response; // confined to the loop
 
@@ -148,11 +160,16 @@ public final class LoopClientHttpConnector implements ClientHttpConnector {
         /** A streamed body: the whole call goes to the wrapped connector, with this request's headers and attributes. */
         Mono<Void> handOver(LoopClientHttpRequest written, Function<ClientHttpRequest, Mono<Void>> write) {
             return Mono.defer(() -> {
-                fallback.connect(method, uri, r -> {
+                Disposable call = fallback.connect(method, uri, r -> {
                     written.getHeaders().forEach((name, values) -> r.getHeaders().put(name, values));
                     r.getAttributes().putAll(written.getAttributes());
                     return write.apply(r);
-                }).subscribe(this::complete, this::failed);
+                }).contextWrite(currentContext()) // the subscriber's context, as if it had subscribed itself
+                        .subscribe(this::complete, this::failed);
+                handedOver = call;
+                if (isCancelled()) {
+                    call.dispose(); // cancelled while it was being handed over
+                }
                 return Mono.empty();
             });
         }
@@ -169,6 +186,10 @@ public final class LoopClientHttpConnector implements ClientHttpConnector {
             LoopExchange e = exchange;
             if (e != null && !responded) {
                 e.cancel(); // once answered, the answer is given to the subscriber, or discarded (below)
+            }
+            Disposable other = handedOver;
+            if (other != null) {
+                other.dispose();
             }
         }
 
