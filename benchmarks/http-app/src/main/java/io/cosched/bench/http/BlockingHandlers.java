@@ -2,7 +2,6 @@ package io.cosched.bench.http;
 
 import io.cosched.spring.web.RunAsCoroutine;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
-import org.springframework.http.client.reactive.ClientHttpConnector;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
@@ -20,10 +19,11 @@ public class BlockingHandlers extends BlockingEndpoints {
 
     private final WebClient webClient;
 
-    public BlockingHandlers(Backends backends, ClientHttpConnector connector) {
+    public BlockingHandlers(Backends backends, WebClient.Builder http) {
         super(backends);
-        // as Spring Boot's WebClient.Builder makes it: on Boot's connector, hence on the ReactorResourceFactory
-        this.webClient = WebClient.builder().clientConnector(connector).baseUrl(backends.downstreamUri().toString()).build();
+        // Spring Boot's builder as it comes: Boot's connector (cosched's on the cosched variants), and with
+        // Actuator the http.client.requests observation
+        this.webClient = http.baseUrl(backends.downstreamUri().toString()).build();
     }
 
     /** The downstream call with a {@code WebClient} used blocking, as WebFlux code bases do: the downstream-webclient scenario. */
