@@ -123,10 +123,7 @@ public final class LoopExchange {
             if (done) {
                 return;
             }
-            done = true;
-            stopReadTimer();
-            HttpConnection c = connection;
-            connection = null;
+            HttpConnection c = end();
             if (c != null) {
                 ResponseDrain.start(c, pool, keepAlive, client.idleNanos());
             }
@@ -380,10 +377,7 @@ public final class LoopExchange {
         if (done) {
             return;
         }
-        done = true;
-        stopReadTimer();
-        HttpConnection c = connection;
-        connection = null;
+        HttpConnection c = end();
         if (c != null) {
             c.inbox.listen(null);
             c.close();
@@ -391,6 +385,15 @@ public final class LoopExchange {
         if (!cancelled) {
             handler.onError(error);
         }
+    }
+
+    /** The exchange is over, whichever way: the handler hears nothing more; its connection, if any, is the caller's. */
+    private @Nullable HttpConnection end() {
+        done = true;
+        stopReadTimer();
+        HttpConnection c = connection;
+        connection = null;
+        return c;
     }
 
     // ---- the read timeout --------------------------------------------------------------------------
