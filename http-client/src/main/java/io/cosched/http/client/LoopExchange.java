@@ -134,8 +134,7 @@ public final class LoopExchange {
     // ---- sending -----------------------------------------------------------------------------------
 
     /** On the caller's thread: a pooled connection, or a new one, then the request, on the loop. */
-    void begin() {
-        HttpConnection.Key key = HttpConnection.Key.of(call.uri());
+    void begin(HttpConnection.Key key) {
         HttpConnection pooled = pool.poll(key);
         if (pooled != null) {
             onLoop(() -> send(pooled));
@@ -324,7 +323,7 @@ public final class LoopExchange {
             ResponseDrain.start(c, pool, keepAlive, client.idleNanos()); // the rest of the redirect is read and thrown away
             redirects++;
             call = next;
-            begin();
+            begin(HttpConnection.Key.of(call.uri()));
             return false;
         }
         head = h;
@@ -344,7 +343,7 @@ public final class LoopExchange {
                 open(c.key, address);
                 return;
             }
-            begin();
+            begin(c.key);
             return;
         }
         fail(cause != null ? new IOException(cause.getMessage(), cause) : new SocketException("Unexpected end of file from server"));

@@ -232,7 +232,7 @@ public final class LoopHttpClient implements AutoCloseable {
      */
     public LoopExchange start(int loop, HttpMethod method, URI uri, HttpHeaders headers, byte[] body,
             ExchangeHandler handler) throws IOException {
-        HttpConnection.Key.of(uri);
+        HttpConnection.Key key = HttpConnection.Key.of(uri); // checks the URI before anything starts
         Objects.requireNonNull(handler, "handler");
         if (closed) {
             throw new IOException("LoopHttpClient is closed");
@@ -243,7 +243,7 @@ public final class LoopHttpClient implements AutoCloseable {
                     + ioManager.name() + "')");
         }
         LoopExchange exchange = new LoopExchange(this, loop, p[loop], new HttpCall(method, uri, headers, body), handler);
-        exchange.begin();
+        exchange.begin(key);
         return exchange;
     }
 

@@ -65,10 +65,10 @@ public final class LoopClientHttpConnector implements ClientHttpConnector, AutoC
         return new Connect(method, uri, requestCallback);
     }
 
-    /** Whether the caller is a coroutine (or a virtual thread one started), not a loop thread or another thread. */
-    private boolean onCoroutine() {
+    /** The home loop of the calling coroutine (or of a virtual thread one started); -1 for a loop thread or any other thread. */
+    private int coroutineLoop() {
         int loop = ioManager.currentLoop();
-        return loop >= 0 && !ioManager.eventLoop(loop).inEventLoop();
+        return loop >= 0 && !ioManager.eventLoop(loop).inEventLoop() ? loop : -1;
     }
 
     /**
@@ -100,11 +100,12 @@ public final class LoopClientHttpConnector implements ClientHttpConnector, AutoC
 
         @Override
         public void subscribe(CoreSubscriber<? super ClientHttpResponse> actual) {
-            if (!onCoroutine()) {
+            int loop = coroutineLoop();
+            if (loop < 0) {
                 fallback.connect(method, uri, requestCallback).subscribe(actual);
                 return;
             }
-            Call call = new Call(actual, method, uri, ioManager.currentLoop());
+            Call call = new Call(actual, method, uri, loop);
             actual.onSubscribe(call);
             LoopClientHttpRequest request = LoopClientHttpRequest.of(method, uri, call);
             Mono<Void> written;
