@@ -316,7 +316,7 @@ public final class LoopExchange {
             return true;
         }
         keepAlive &= HttpUtil.isKeepAlive(h);
-        HttpCall next = redirects < LoopHttpClient.MAX_REDIRECTS && client.followsRedirects() ? call.redirected(code, h.headers()) : null;
+        HttpCall next = client.redirect(call, redirects, code, h.headers());
         if (next != null) {
             ReferenceCountUtil.release(msg);
             connection = null;

@@ -139,8 +139,14 @@ public final class LoopHttpClient implements AutoCloseable {
         return idleNanos;
     }
 
-    boolean followsRedirects() {
-        return followRedirects;
+    /**
+     * The request that answer {@code code} with {@code answer}'s headers redirects {@code call} to, after
+     * {@code redirects} redirects already followed; {@code null} when it is not followed (this client's
+     * setting, the limit, or not a redirect: {@link HttpCall#redirected}). For the blocking and the
+     * asynchronous exchange alike.
+     */
+    @Nullable HttpCall redirect(HttpCall call, int redirects, int code, HttpHeaders answer) {
+        return followRedirects && redirects < MAX_REDIRECTS ? call.redirected(code, answer) : null;
     }
 
     /** Whether {@link #close()} was called: the client takes no more calls. */
@@ -196,7 +202,7 @@ public final class LoopHttpClient implements AutoCloseable {
         HttpCall call = new HttpCall(method, uri, headers, body);
         for (int redirects = 0; ; redirects++) {
             LoopHttpResponse response = exchangeOnce(call);
-            HttpCall next = redirects < MAX_REDIRECTS && followRedirects ? call.redirected(response.status(), response.headers()) : null;
+            HttpCall next = redirect(call, redirects, response.status(), response.headers());
             if (next == null) {
                 return response;
             }
