@@ -162,6 +162,16 @@ ms() { # wrk latency like 1.23ms / 456.00us / 2.10s -> milliseconds
                          else if (v ~ /s$/) { sub(/s$/, "", v); print v * 1000 } else print "" }'
 }
 
+# The server's counters at both ends of a measured window: CPU, the JIT's part, context switches, and
+# the host's steal time over the window in percent ($steal).
+window_open() {
+  cpu0=$(bench_cpu_ticks "$server"); jit0=$(bench_jit_ticks "$server"); cs0=$(bench_ctxt "$server"); st0=$(bench_steal_ticks); tt0=$(bench_total_ticks)
+}
+window_close() {
+  cpu1=$(bench_cpu_ticks "$server"); jit1=$(bench_jit_ticks "$server"); cs1=$(bench_ctxt "$server"); st1=$(bench_steal_ticks); tt1=$(bench_total_ticks)
+  steal=$(awk -v a="$st0" -v b="$st1" -v c="$tt0" -v d="$tt1" 'BEGIN {printf "%.1f", (d > c) ? 100 * (b - a) / (d - c) : 0}')
+}
+
 for round in $(seq 1 "$rounds"); do
   # each round starts one variant further on (A B C, B C A, C A B): a variant measured right after
   # another on the same database ran about a tenth cheaper on postgres, whichever build it was
@@ -204,14 +214,13 @@ for round in $(seq 1 "$rounds"); do
           wk0=$(curl -s -f localhost:18080/wakeups || true)
           sleep "$lead"
           rx0=$(bench_received_bytes)
-          cpu0=$(bench_cpu_ticks "$server"); jit0=$(bench_jit_ticks "$server"); cs0=$(bench_ctxt "$server"); st0=$(bench_steal_ticks); tt0=$(bench_total_ticks)
+          window_open
           sleep "$measure"
-          cpu1=$(bench_cpu_ticks "$server"); jit1=$(bench_jit_ticks "$server"); cs1=$(bench_ctxt "$server"); st1=$(bench_steal_ticks); tt1=$(bench_total_ticks)
+          window_close
           rx1=$(bench_received_bytes)
           wk1=$(curl -s -f localhost:18080/wakeups || true)
           wait "$load" || true
           res=$(cat "$out/wrk-running.txt"); rm -f "$out/wrk-running.txt"
-          steal=$(awk -v a="$st0" -v b="$st1" -v c="$tt0" -v d="$tt1" 'BEGIN {printf "%.1f", (d > c) ? 100 * (b - a) / (d - c) : 0}')
           requests=$(( (rx1 - rx0) / request_bytes ))
           wk_requests=$(( (rx1 - rxw) / request_bytes ))
           rps=$(awk -v n="$requests" -v m="$measure" 'BEGIN {printf "%.2f", n / m}')
@@ -225,11 +234,10 @@ for round in $(seq 1 "$rounds"); do
           "${on_load[@]}" wrk -t1 -c"$conns" -d"${w}s" --timeout 10s "$url" > /dev/null 2>&1 || true
           for attempt in 1 2; do
             wk0=$(curl -s -f localhost:18080/wakeups || true)
-            cpu0=$(bench_cpu_ticks "$server"); jit0=$(bench_jit_ticks "$server"); cs0=$(bench_ctxt "$server"); st0=$(bench_steal_ticks); tt0=$(bench_total_ticks)
+            window_open
             res=$("${on_load[@]}" wrk -t1 -c"$conns" -d"${measure}s" --timeout 10s --latency "$url" 2>&1 || true)
-            cpu1=$(bench_cpu_ticks "$server"); jit1=$(bench_jit_ticks "$server"); cs1=$(bench_ctxt "$server"); st1=$(bench_steal_ticks); tt1=$(bench_total_ticks)
+            window_close
             wk1=$(curl -s -f localhost:18080/wakeups || true)
-            steal=$(awk -v a="$st0" -v b="$st1" -v c="$tt0" -v d="$tt1" 'BEGIN {printf "%.1f", (d > c) ? 100 * (b - a) / (d - c) : 0}')
             if [ "$attempt" = 1 ] && awk -v s="$steal" 'BEGIN {exit !(s > 5)}'; then
               echo "  ($name $scenario: ${steal}% steal, window measured again)"
               continue
