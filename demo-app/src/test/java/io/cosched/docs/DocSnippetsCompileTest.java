@@ -61,6 +61,10 @@ class DocSnippetsCompileTest {
             "import java.util.Map;",
             "import java.util.Optional;",
             "import java.util.concurrent.*;",
+            "import java.io.IOException;",
+            "import java.io.InputStream;",
+            "import java.nio.charset.StandardCharsets;",
+            "import org.springframework.http.codec.ServerSentEvent;",
             "");
 
     @TestFactory

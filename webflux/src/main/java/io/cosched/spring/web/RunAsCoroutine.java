@@ -8,9 +8,10 @@ import java.lang.annotation.Target;
 
 /**
  * Runs a blocking WebFlux handler method as a coroutine on the event loop that read the request.
- * On a class, it applies to every handler method of the class. Only methods whose return type is
- * not reactive ({@code Mono}, {@code Flux}, {@code CompletableFuture}...) run as coroutines: a
- * reactive method already returns without blocking.
+ * On a class, it applies to every handler method of the class. On a method that returns a reactive
+ * type ({@code Mono}, {@code Flux}, any {@code Publisher}), the method's body runs in the coroutine and
+ * WebFlux subscribes to what it returns as usual, on the loop: what the publisher does later must not
+ * block (a blocking producer returns an {@link EventStream} instead).
  *
  * <pre>{@code
  * @RunAsCoroutine
@@ -21,7 +22,8 @@ import java.lang.annotation.Target;
  * }</pre>
  *
  * With {@code cosched.web.mode=all} every non-reactive handler runs as a coroutine and the
- * annotation is not needed; with {@code off} it has no effect.
+ * annotation is not needed; with {@code off} it has no effect. A handler that answers with a
+ * {@link StreamingResponseBody} or an {@link EventStream} runs as a coroutine without it.
  */
 @Target({ElementType.METHOD, ElementType.TYPE})
 @Retention(RetentionPolicy.RUNTIME)

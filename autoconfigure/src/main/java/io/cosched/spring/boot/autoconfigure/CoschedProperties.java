@@ -2,6 +2,7 @@ package io.cosched.spring.boot.autoconfigure;
 
 import io.cosched.Arguments;
 import io.cosched.Transport;
+import io.cosched.spring.web.server.StreamLimits;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -211,6 +212,9 @@ public class CoschedProperties {
          */
         private boolean inlineSessions = true;
 
+        /** Requests that read their body as a stream, or answer with one. */
+        private final Stream stream = new Stream();
+
         public WebMode getMode() {
             return mode;
         }
@@ -261,6 +265,47 @@ public class CoschedProperties {
 
         public void setInlineSessions(boolean inlineSessions) {
             this.inlineSessions = inlineSessions;
+        }
+
+        public Stream getStream() {
+            return stream;
+        }
+    }
+
+    /**
+     * The limits of a request once it streams: once its handler reads its body as a stream, or its streamed
+     * response (StreamingResponseBody, EventStream) has begun, the request timeout no longer applies, these do.
+     */
+    public static class Stream {
+
+        /**
+         * How long one read may wait for the client's next bytes, or one write for the client to take more; past it
+         * the stream ends (408 while reading a body, else the connection closes). 0 for no limit.
+         */
+        private Duration idleTimeout = Duration.ofSeconds(60);
+
+        /** How long a request may stream in all, from the moment it begins to; past it its coroutine is interrupted. None by default. */
+        private @Nullable Duration maxDuration;
+
+        public Duration getIdleTimeout() {
+            return idleTimeout;
+        }
+
+        public void setIdleTimeout(Duration idleTimeout) {
+            this.idleTimeout = Arguments.nonNegative("stream.idle-timeout", idleTimeout);
+        }
+
+        public @Nullable Duration getMaxDuration() {
+            return maxDuration;
+        }
+
+        public void setMaxDuration(@Nullable Duration maxDuration) {
+            this.maxDuration = maxDuration == null ? null : Arguments.positive("stream.max-duration", maxDuration);
+        }
+
+        /** As the web module takes them. */
+        public StreamLimits limits() {
+            return new StreamLimits(idleTimeout.isZero() ? null : idleTimeout, maxDuration);
         }
     }
 

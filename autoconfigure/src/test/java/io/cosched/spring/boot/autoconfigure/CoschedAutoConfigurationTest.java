@@ -74,6 +74,7 @@ class CoschedAutoConfigurationTest {
                 .isEqualTo(io.cosched.jdbc.LoopBoundDataSource.DEFAULT_CANCEL_STATEMENTS_AFTER);
         assertThat(p.getWeb().isInlineSessions()).isTrue();
         assertThat(p.getSecurity().getPasswordCheck()).isEqualTo(CoschedProperties.PasswordCheck.COMPUTE);
+        assertThat(p.getWeb().getStream().limits()).isEqualTo(io.cosched.spring.web.server.StreamLimits.DEFAULT);
     }
 
     @Test
@@ -217,6 +218,18 @@ class CoschedAutoConfigurationTest {
     void failsToStartOnANegativeRequestTimeout(CapturedOutput output) {
         assertStartupFails(output, "cosched.web.request-timeout=-1s", "Property: cosched.web.request-timeout",
                 "request-timeout: PT-1S (expected: > 0)");
+    }
+
+    @Test
+    void failsToStartOnANegativeStreamIdleTimeoutAndZeroMeansNoLimit(CapturedOutput output) {
+        assertStartupFails(output, "cosched.web.stream.idle-timeout=-1s", "Property: cosched.web.stream.idle-timeout",
+                "stream.idle-timeout: PT-1S (expected: >= 0)");
+        assertStartupFails(output, "cosched.web.stream.max-duration=0s", "Property: cosched.web.stream.max-duration",
+                "stream.max-duration: PT0S (expected: > 0)");
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(CoschedAutoConfiguration.class))
+                .withPropertyValues("cosched.web.stream.idle-timeout=0", "cosched.web.stream.max-duration=30m")
+                .run(context -> assertThat(context.getBean(CoschedProperties.class).getWeb().getStream().limits())
+                        .isEqualTo(new io.cosched.spring.web.server.StreamLimits(null, java.time.Duration.ofMinutes(30))));
     }
 
     @Test

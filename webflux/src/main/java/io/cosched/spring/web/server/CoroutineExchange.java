@@ -2,10 +2,12 @@ package io.cosched.spring.web.server;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.http.codec.multipart.Part;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.util.MultiValueMap;
+import org.springframework.web.server.ContentTooLargeException;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.ServerWebExchangeDecorator;
 import org.springframework.web.server.WebSession;
@@ -15,36 +17,34 @@ import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 import java.security.Principal;
-import java.util.concurrent.Executor;
 
 /**
  * The exchange a coroutine handler's arguments are resolved from: what Spring may have to wait for
  * before it can invoke the handler (the request body, form and multipart data, the session, the
  * principal) is delivered into the request's coroutine. Spring invokes a handler on the thread that
  * completed its last argument; this way that thread is the coroutine, not the loop that read the bytes.
+ * A body read as a stream ({@link BodyStreams}) reads from the connection itself instead.
+ *
+ * <p>Form and multipart data over one of Spring's limits fail with Spring's {@link ContentTooLargeException}
+ * (413), as a {@code @RequestBody} over its limit does, rather than a bare {@code DataBufferLimitException} (500).
  */
 final class CoroutineExchange extends ServerWebExchangeDecorator {
 
-    private final Executor coroutine;
+    private final RequestCoroutine<?> coroutine;
     // made when first asked for, as most requests read no body, form or session (a race only makes an equal one twice)
     private @Nullable Scheduler into;
-    private @Nullable ServerHttpRequest request;
+    private @Nullable CoroutineRequest request;
 
-    CoroutineExchange(ServerWebExchange exchange, Executor coroutine) {
+    CoroutineExchange(ServerWebExchange exchange, RequestCoroutine<?> coroutine) {
         super(exchange);
         this.coroutine = coroutine;
     }
 
     @Override
     public ServerHttpRequest getRequest() {
-        ServerHttpRequest r = request;
+        CoroutineRequest r = request;
         if (r == null) {
-            request = r = new ServerHttpRequestDecorator(getDelegate().getRequest()) {
-                @Override
-                public Flux<DataBuffer> getBody() {
-                    return super.getBody().publishOn(into());
-                }
-            };
+            request = r = new CoroutineRequest(getDelegate().getRequest());
         }
         return r;
     }
@@ -61,12 +61,12 @@ final class CoroutineExchange extends ServerWebExchangeDecorator {
 
     @Override
     public Mono<MultiValueMap<String, String>> getFormData() {
-        return super.getFormData().publishOn(into());
+        return super.getFormData().onErrorMap(DataBufferLimitException.class, ContentTooLargeException::new).publishOn(into());
     }
 
     @Override
     public Mono<MultiValueMap<String, Part>> getMultipartData() {
-        return super.getMultipartData().publishOn(into());
+        return super.getMultipartData().onErrorMap(DataBufferLimitException.class, ContentTooLargeException::new).publishOn(into());
     }
 
     private Scheduler into() {
@@ -75,5 +75,27 @@ final class CoroutineExchange extends ServerWebExchangeDecorator {
             into = s = Schedulers.fromExecutor(coroutine);
         }
         return s;
+    }
+
+    /** The request as a coroutine handler sees it: its body delivered into the coroutine. */
+    final class CoroutineRequest extends ServerHttpRequestDecorator {
+
+        CoroutineRequest(ServerHttpRequest delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public Flux<DataBuffer> getBody() {
+            return super.getBody().publishOn(into());
+        }
+
+        /** The request whose body comes straight from the connection, for a body read as a stream. */
+        ServerHttpRequest raw() {
+            return getDelegate();
+        }
+
+        RequestCoroutine<?> coroutine() {
+            return coroutine;
+        }
     }
 }

@@ -9,7 +9,8 @@ import reactor.core.publisher.Mono;
 /**
  * Spring's adapter for annotated handlers, which runs each handler the {@link CoroutineHandlerSelector}
  * picks as one {@link RequestCoroutine}: arguments, validation, the method and its exception handlers in
- * the coroutine, the response written afterwards by the loop. Every other handler is Spring's as before.
+ * the coroutine, the response written afterwards by the loop. A streamed answer is bound to the request
+ * there, to be produced in the same coroutine. Every other handler is Spring's as before.
  */
 final class CoroutineHandlerAdapter extends RequestMappingHandlerAdapter {
 
@@ -22,7 +23,8 @@ final class CoroutineHandlerAdapter extends RequestMappingHandlerAdapter {
     @Override
     public Mono<HandlerResult> handle(ServerWebExchange exchange, Object handler) {
         if (handler instanceof HandlerMethod method && requests.selector().test(method)) {
-            return requests.run(exchange, coroutine -> super.handle(new CoroutineExchange(exchange, coroutine), handler));
+            return requests.serve(exchange, request -> super.handle(new CoroutineExchange(exchange, request), handler)
+                    .map(result -> ResponseStreams.bind(result, request, exchange)));
         }
         return super.handle(exchange, handler);
     }

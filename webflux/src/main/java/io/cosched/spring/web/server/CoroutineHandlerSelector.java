@@ -1,9 +1,13 @@
 package io.cosched.spring.web.server;
 
+import io.cosched.spring.web.EventStream;
 import io.cosched.spring.web.RunAsCoroutine;
+import io.cosched.spring.web.StreamingResponseBody;
 import org.springframework.core.KotlinDetector;
 import org.springframework.core.ReactiveAdapterRegistry;
+import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.http.HttpEntity;
 import org.springframework.web.method.HandlerMethod;
 
 import java.lang.reflect.Method;
@@ -12,9 +16,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 
 /**
- * Which handler methods run as coroutines: non-reactive ones, and in annotated mode only those
- * marked {@link RunAsCoroutine} (on the method or its class). Spring asks on every request, so
- * the answer is cached per handler.
+ * Which handler methods run as coroutines: in annotated mode those marked {@link RunAsCoroutine} (on the method
+ * or its class), in mode all every one that does not return a reactive type; in both, every one that answers with
+ * a stream ({@link StreamingResponseBody}, {@link EventStream}, alone or in a {@code ResponseEntity}), whose
+ * producer blocks by design. A marked method that returns a reactive type runs its body in the coroutine, and
+ * Spring subscribes to what it returns as usual. Spring asks on every request, so the answer is cached per handler.
  */
 final class CoroutineHandlerSelector implements Predicate<HandlerMethod> {
 
@@ -41,13 +47,25 @@ final class CoroutineHandlerSelector implements Predicate<HandlerMethod> {
 
     private boolean decide(HandlerMethod handler) {
         Method method = handler.getMethod();
-        if (reactiveTypes.getAdapter(method.getReturnType()) != null || KotlinDetector.isSuspendingFunction(method)) {
-            return false; // it returns without blocking: nothing to gain
+        if (KotlinDetector.isSuspendingFunction(method)) {
+            return false; // Kotlin's own coroutines: they suspend instead of blocking
         }
-        if (!annotatedOnly) {
+        if (answersWithStream(handler)) {
             return true;
         }
-        return AnnotatedElementUtils.hasAnnotation(method, RunAsCoroutine.class)
-                || AnnotatedElementUtils.hasAnnotation(handler.getBeanType(), RunAsCoroutine.class);
+        if (AnnotatedElementUtils.hasAnnotation(method, RunAsCoroutine.class)
+                || AnnotatedElementUtils.hasAnnotation(handler.getBeanType(), RunAsCoroutine.class)) {
+            return true; // asked for by name, reactive or not: the body runs in the coroutine
+        }
+        return !annotatedOnly && reactiveTypes.getAdapter(method.getReturnType()) == null;
+    }
+
+    private static boolean answersWithStream(HandlerMethod handler) {
+        ResolvableType type = ResolvableType.forMethodReturnType(handler.getMethod());
+        if (HttpEntity.class.isAssignableFrom(type.toClass())) {
+            type = type.getGeneric();
+        }
+        Class<?> body = type.toClass();
+        return StreamingResponseBody.class.isAssignableFrom(body) || EventStream.class.isAssignableFrom(body);
     }
 }

@@ -55,14 +55,15 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
      * @param maxInFlight        how many coroutine requests may run at once; null for no limit
      * @param cancelOnDisconnect whether a request Spring cancels (client gone) interrupts its handler
      * @param annotatedOnly      only handlers marked {@link io.cosched.spring.web.RunAsCoroutine}, or every blocking one
+     * @param streams            the limits of a request once it streams its body or its response
      */
     public CoroutineRequests(IOManager io, CoschedWebStats stats, @Nullable Duration timeout,
-            @Nullable Integer maxInFlight, boolean cancelOnDisconnect, boolean annotatedOnly) {
+            @Nullable Integer maxInFlight, boolean cancelOnDisconnect, boolean annotatedOnly, StreamLimits streams) {
         this.io = io;
         this.admission = new Admission(io, stats,
                 maxInFlight == null ? Integer.MAX_VALUE : Arguments.positive("maxInFlight", maxInFlight));
         this.policy = new RequestPolicy(timeout == null ? null : Arguments.positive("timeout", timeout), cancelOnDisconnect,
-                ContextRestorer.detect());
+                ContextRestorer.detect(), streams);
         this.selector = new CoroutineHandlerSelector(annotatedOnly);
         this.executor = new CoroutineHandlerExecutor(admission);
         this.earlyShedding = new EarlyShedding(admission, this);
@@ -74,6 +75,11 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
      * publisher it waits for should deliver there (see {@code publishOn}).
      */
     public <T> Mono<T> run(ServerWebExchange exchange, Function<Executor, Mono<T>> handling) {
+        return serve(exchange, handling::apply);
+    }
+
+    /** {@link #run}, with the request itself in hand: for what streams its body or its response. */
+    <T> Mono<T> serve(ServerWebExchange exchange, Function<RequestCoroutine<T>, Mono<T>> handling) {
         return new Mono<T>() {
             @Override
             public void subscribe(CoreSubscriber<? super T> actual) {

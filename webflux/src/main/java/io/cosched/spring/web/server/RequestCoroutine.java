@@ -3,6 +3,7 @@ package io.cosched.spring.web.server;
 import io.cosched.Coroutine;
 import io.cosched.Coroutines;
 import io.cosched.Timer;
+import io.cosched.spring.web.StreamClosedException.Reason;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -17,6 +18,9 @@ import reactor.util.context.Context;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
@@ -42,13 +46,21 @@ import java.util.function.Function;
  * the coroutine is interrupted unless cancel-on-disconnect is off), or the coroutine is interrupted
  * while it waits (it cancels the handling). Whichever way, the slot is held until the coroutine's
  * code has returned, so that {@code inFlight} never undercounts what runs.
+ *
+ * <p>A request may stream ({@link StreamRequest}): read its body as it arrives, or answer with a
+ * {@link ResponseStream}, whose producer runs in this coroutine after the outcome went to Spring. From
+ * the moment it begins to stream, the deadline no longer applies; the stream's idle limit and
+ * max-duration do.
  */
-final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Executor, Runnable {
+final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Executor, Runnable, StreamRequest {
 
     // outcome states towards Spring: the outcome goes out once, when both it and a request are there
     private static final int REQUESTED = 1;
     private static final int HAS_VALUE = 2;
     private static final int TERMINATED = 4; // delivered, timed out or cancelled: nothing more goes out
+    private static final int STREAMING = 8;  // began to stream: the deadline no longer applies
+    private static final int EXPIRED = 16;   // the deadline passed first: the stream must not begin
+    private static final int DELIVERED = REQUESTED | HAS_VALUE;
 
     private static final VarHandle STATE;
     private static final Log LOG = LogFactory.getLog(RequestCoroutine.class);
@@ -65,7 +77,7 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
     private final RequestPolicy policy;
     private final ServerWebExchange exchange; // for the log line of a cancelled request
     private final CoreSubscriber<? super T> actual;
-    private final Function<Executor, Mono<T>> handling;
+    private final Function<RequestCoroutine<T>, Mono<T>> handling;
     // where the coroutine runs and the outcome goes; null: where the IOManager places it, outcome
     // straight from the coroutine
     private final CoroutineRequests.@Nullable Loop loop;
@@ -78,13 +90,20 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
     private volatile boolean interruptWanted;
     private volatile boolean handled; // the handling signalled its end
     private volatile @Nullable Timer deadline;
+    private volatile @Nullable Timer streamLimit; // max-duration, armed when the request begins to stream
+    private volatile @Nullable Reason endedBy;    // why it is ending early, for its streams' exceptions
+    // a streamed response, set by the handling in the coroutine before it ends
+    private volatile @Nullable ResponseStream<?> stream;
+    private boolean streamed; // coroutine only: the outcome went out before the stream's producer ran
+    private @Nullable List<PullSubscriber<?>> readers; // guarded by this: body streams to close at the end
     // written by the handling before `handled`, read after it
     private @Nullable T value;
     private @Nullable Throwable error;
     private @Nullable Subscription upstream;
 
     RequestCoroutine(Admission admission, RequestPolicy policy, ServerWebExchange exchange,
-            CoreSubscriber<? super T> actual, Function<Executor, Mono<T>> handling, CoroutineRequests.@Nullable Loop loop) {
+            CoreSubscriber<? super T> actual, Function<RequestCoroutine<T>, Mono<T>> handling,
+            CoroutineRequests.@Nullable Loop loop) {
         this.admission = admission;
         this.policy = policy;
         this.exchange = exchange;
@@ -148,7 +167,7 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
         coroutine = Coroutines.current().orElseThrow();
         try {
             if (!interruptWanted) {
-                policy.restorer().wrap(actual.currentContext(), this::handle).run();
+                policy.restorer().wrap(actual.currentContext(), this::serve).run();
             }
         } catch (Throwable failed) {
             if (error == null) {
@@ -156,8 +175,29 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
             }
         } finally {
             release();
-            handOver();
+            if (!streamed) {
+                handOver();
+            }
         }
+    }
+
+    /**
+     * Runs the handling; a streamed response then goes to Spring first, which subscribes to it on the loop,
+     * and its producer runs here, with the request's context still set.
+     */
+    private void serve() {
+        handle();
+        ResponseStream<?> s = stream;
+        if (s != null && error == null) {
+            streamed = true;
+            handOver();
+            s.produce();
+        }
+    }
+
+    /** The handler answered with a stream, to produce once the outcome has gone to Spring. */
+    void streamResponse(ResponseStream<?> s) {
+        stream = s;
     }
 
     /** Subscribes to the handling and runs what is delivered for it until it has ended. */
@@ -257,6 +297,20 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
         if (!terminate()) {
             return;
         }
+        abandonStream();
+        cancelled();
+    }
+
+    @Override
+    public void streamCancelled() {
+        cancelled();
+    }
+
+    /** The client went away (or a filter gave up) before the request ended. */
+    private void cancelled() {
+        if (endedBy == null) {
+            endedBy = Reason.CLIENT_GONE;
+        }
         admission.stats().countCancelled();
         boolean interrupt = policy.cancelOnDisconnect();
         WebEvents.cancelled(exchange, System.nanoTime() - admittedNanos, interrupt);
@@ -271,15 +325,100 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
         }
     }
 
+    /**
+     * The deadline passed. Before the outcome went out, Spring gets a {@link RequestTimeoutException}; after, the
+     * streamed response that has not begun fails with it (answered 503 all the same); once the request streams, the
+     * deadline no longer applies.
+     */
     private void expire() {
-        if (!terminate()) {
-            return;
-        }
+        int s;
+        do {
+            s = state;
+            boolean streamPending = (s & DELIVERED) == DELIVERED && stream != null;
+            if ((s & (STREAMING | EXPIRED)) != 0 || ((s & TERMINATED) != 0 && !streamPending)) {
+                return;
+            }
+        } while (!STATE.compareAndSet(this, s, s | TERMINATED | EXPIRED));
+        endedBy = Reason.REQUEST_TIMEOUT;
         admission.stats().countTimedOut();
         Duration timeout = policy.timeout();
         WebEvents.timeout(exchange, timeout == null ? 0 : timeout.toNanos());
         interrupt();
-        actual.onError(new RequestTimeoutException(timeout));
+        RequestTimeoutException timedOut = new RequestTimeoutException(timeout);
+        ResponseStream<?> pending = stream;
+        if ((s & TERMINATED) == 0) {
+            if (pending != null) {
+                pending.abandon();
+            }
+            actual.onError(timedOut);
+        } else if (pending != null) {
+            pending.fail(timedOut);
+        }
+    }
+
+    @Override
+    public boolean beginStream() {
+        for (;;) {
+            int s = state;
+            if ((s & STREAMING) != 0) {
+                return true;
+            }
+            if ((s & EXPIRED) != 0) {
+                return false;
+            }
+            if (STATE.compareAndSet(this, s, s | STREAMING)) {
+                break;
+            }
+        }
+        cancelDeadline();
+        Duration limit = policy.streamMaxDuration();
+        if (limit != null) {
+            streamLimit = admission.io().timers().addTimer(limit, this::streamExpired);
+        }
+        return true;
+    }
+
+    /**
+     * The request streamed past its max-duration: its coroutine is interrupted, and a request whose outcome has not
+     * gone to Spring yet (still reading its body) is answered 503 at once, as for the request timeout.
+     */
+    private void streamExpired() {
+        endedBy = Reason.MAX_DURATION;
+        interrupt();
+        if (terminate()) {
+            admission.stats().countTimedOut();
+            Duration limit = Objects.requireNonNull(policy.streamMaxDuration());
+            WebEvents.timeout(exchange, limit.toNanos());
+            abandonStream();
+            actual.onError(RequestTimeoutException.streamedTooLong(limit));
+        }
+    }
+
+    @Override
+    public @Nullable Reason endedBy() {
+        return endedBy;
+    }
+
+    @Override
+    public long idleNanos() {
+        return policy.streamIdleNanos();
+    }
+
+    @Override
+    public synchronized void closeAtEnd(PullSubscriber<?> reader) {
+        List<PullSubscriber<?>> r = readers;
+        if (r == null) {
+            readers = r = new ArrayList<>(2);
+        }
+        r.add(reader);
+    }
+
+    /** Nobody will subscribe to the streamed response: the request ended before its outcome went out. */
+    private void abandonStream() {
+        ResponseStream<?> s = stream;
+        if (s != null) {
+            s.abandon();
+        }
     }
 
     /**
@@ -296,9 +435,20 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
         }
     }
 
-    /** Frees the slot and the deadline: the coroutine's code has returned. */
+    /** Frees the slot, the deadline, the stream's limit and the body streams: the coroutine's code has returned. */
     private void release() {
+        List<PullSubscriber<?>> r;
+        synchronized (this) {
+            r = readers;
+        }
+        if (r != null) {
+            r.forEach(PullSubscriber::close);
+        }
         cancelDeadline();
+        Timer limit = streamLimit;
+        if (limit != null) {
+            limit.cancel();
+        }
         admission.exit();
     }
 
@@ -312,6 +462,7 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
     /** The coroutine is done: its outcome goes to Spring on the request's loop. */
     private void handOver() {
         if ((state & TERMINATED) != 0) {
+            abandonStream();
             return; // timed out or cancelled: nobody waits for it
         }
         CoroutineRequests.Loop l = loop;
@@ -340,26 +491,33 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
             }
             return;
         }
-        arrive(HAS_VALUE);
+        if (!arrive(HAS_VALUE)) {
+            abandonStream(); // timed out or cancelled meanwhile
+        }
     }
 
     /**
      * Records a request or the value; whichever comes second emits the value, once. Neither counts
      * after the exchange has ended (timed out, cancelled).
+     *
+     * @return false when the exchange had ended
      */
-    private void arrive(int bit) {
+    private boolean arrive(int bit) {
         for (;;) {
             int s = state;
-            if ((s & (TERMINATED | bit)) != 0) {
-                return;
+            if ((s & TERMINATED) != 0) {
+                return false;
+            }
+            if ((s & bit) != 0) {
+                return true;
             }
             int next = s | bit;
-            boolean both = (next & (REQUESTED | HAS_VALUE)) == (REQUESTED | HAS_VALUE);
+            boolean both = (next & DELIVERED) == DELIVERED;
             if (STATE.compareAndSet(this, s, both ? next | TERMINATED : next)) {
                 if (both) {
                     emit();
                 }
-                return;
+                return true;
             }
         }
     }

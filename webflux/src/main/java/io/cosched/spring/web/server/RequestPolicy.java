@@ -7,9 +7,20 @@ import java.time.Duration;
 /**
  * How every coroutine request of one {@link CoroutineRequests} is run, fixed when it is made.
  *
- * @param timeout            how long a handler may take before it is interrupted and 503 answered; null for no limit
+ * @param timeout            how long a handler may take before it is interrupted and 503 answered, until the
+ *                           request begins to stream; null for no limit
  * @param cancelOnDisconnect whether a request Spring cancels (the client went away) interrupts its handler
  * @param restorer           what the handler finds in its thread locals (MDC, observation, security context)
+ * @param streams            the limits of a request once it streams
  */
-record RequestPolicy(@Nullable Duration timeout, boolean cancelOnDisconnect, ContextRestorer restorer) {
+record RequestPolicy(@Nullable Duration timeout, boolean cancelOnDisconnect, ContextRestorer restorer, StreamLimits streams) {
+
+    @Nullable Duration streamMaxDuration() {
+        return streams.maxDuration();
+    }
+
+    long streamIdleNanos() {
+        Duration idle = streams.idleTimeout();
+        return idle == null ? 0 : idle.toNanos();
+    }
 }

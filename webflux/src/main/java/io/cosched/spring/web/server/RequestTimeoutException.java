@@ -2,13 +2,22 @@ package io.cosched.spring.web.server;
 
 import java.time.Duration;
 
-/** A coroutine request ran past {@code cosched.web.request-timeout}; answered with 503. */
+/** A coroutine request ran past {@code cosched.web.request-timeout} (or a streaming one past its max-duration); answered with 503. */
 final class RequestTimeoutException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
     RequestTimeoutException(Duration timeout) {
+        this("request timed out after " + timeout + " (cosched.web.request-timeout)");
+    }
+
+    private RequestTimeoutException(String message) {
         // an expected outcome under load: no stack to walk
-        super("request timed out after " + timeout + " (cosched.web.request-timeout)", null, false, false);
+        super(message, null, false, false);
+    }
+
+    /** A streaming request ran past {@code cosched.web.stream.max-duration} before its response began. */
+    static RequestTimeoutException streamedTooLong(Duration limit) {
+        return new RequestTimeoutException("request streamed for longer than " + limit + " (cosched.web.stream.max-duration)");
     }
 }

@@ -1,5 +1,7 @@
 package io.cosched.spring.web.server;
 
+import io.cosched.spring.web.StreamClosedException;
+import io.cosched.spring.web.StreamClosedException.Reason;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
@@ -13,7 +15,8 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Answers a coroutine request that timed out or was shed: 503 Service Unavailable with a
- * problem-detail body, plus {@code Retry-After: 1} when shed. Ordered ahead of Spring Boot's error
+ * problem-detail body, plus {@code Retry-After: 1} when shed. A streamed request that ran past its time
+ * limit while nothing had been sent yet is answered the same way. Ordered ahead of Spring Boot's error
  * handler, which would answer 500.
  */
 final class UnavailableResponses implements WebExceptionHandler, Ordered {
@@ -22,7 +25,9 @@ final class UnavailableResponses implements WebExceptionHandler, Ordered {
     static final int ORDER = -2;
 
     static boolean handles(Throwable error) {
-        return error instanceof RequestTimeoutException || error instanceof CoroutineRejectedException;
+        return error instanceof RequestTimeoutException || error instanceof CoroutineRejectedException
+                || error instanceof StreamClosedException closed && (closed.reason() == Reason.MAX_DURATION
+                        || closed.reason() == Reason.REQUEST_TIMEOUT);
     }
 
     @Override

@@ -54,7 +54,7 @@ class EarlySheddingTest {
     void start() {
         io = IOManager.builder().name("shedding").threads(1).build();
         io.start();
-        requests = new CoroutineRequests(io, stats, null, 1, true, false);
+        requests = new CoroutineRequests(io, stats, null, 1, true, false, StreamLimits.DEFAULT);
     }
 
     @AfterEach

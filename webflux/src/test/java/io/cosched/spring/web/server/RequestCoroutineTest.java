@@ -51,7 +51,7 @@ class RequestCoroutineTest {
     private CoroutineRequests requests(@Nullable Duration timeout, @Nullable Integer maxInFlight, boolean cancelOnDisconnect) {
         io = IOManager.builder().name("requests").threads(1).build();
         io.start();
-        return new CoroutineRequests(io, stats, timeout, maxInFlight, cancelOnDisconnect, false);
+        return new CoroutineRequests(io, stats, timeout, maxInFlight, cancelOnDisconnect, false, StreamLimits.DEFAULT);
     }
 
     private static <T> Outcome<T> subscribe(CoroutineRequests requests, Function<Executor, Mono<T>> handling) {

@@ -8,8 +8,11 @@ import io.cosched.spring.web.CoroutineHandlers;
 import io.cosched.spring.web.CoschedWebStats;
 import io.cosched.spring.web.server.CoroutineRequests;
 import io.cosched.spring.web.server.EarlyShedding;
+import io.cosched.spring.web.server.StreamLimits;
+import io.cosched.spring.web.server.StreamingSupport;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -25,6 +28,11 @@ import org.springframework.boot.webflux.autoconfigure.WebFluxRegistrations;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.core.Ordered;
+import org.springframework.core.ReactiveAdapterRegistry;
+import org.springframework.http.codec.ServerCodecConfigurer;
+import org.springframework.web.reactive.HandlerResultHandler;
+import org.springframework.web.reactive.accept.RequestedContentTypeResolver;
+import org.springframework.web.reactive.result.method.annotation.ArgumentResolverConfigurer;
 import org.springframework.web.reactive.config.BlockingExecutionConfigurer;
 import org.springframework.web.reactive.config.WebFluxConfigurer;
 import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerAdapter;
@@ -33,6 +41,7 @@ import reactor.core.scheduler.Schedulers;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executor;
 
 /**
  * Blocking WebFlux handlers as coroutines on the event loop that read the request, with request
@@ -44,7 +53,8 @@ import java.util.List;
  * {@code cosched.enabled=false}) never breaks one that uses it: it then runs handlers on Reactor's
  * {@code boundedElastic} scheduler, as WebFlux code without cosched would.
  */
-@AutoConfiguration(after = CoschedAutoConfiguration.class)
+@AutoConfiguration(after = CoschedAutoConfiguration.class,
+        afterName = "org.springframework.boot.webflux.autoconfigure.WebFluxAutoConfiguration")
 @ConditionalOnClass({WebFluxConfigurer.class, Schedulers.class})
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
 public final class CoschedWebFluxAutoConfiguration {
@@ -54,6 +64,56 @@ public final class CoschedWebFluxAutoConfiguration {
     @ConditionalOnMissingBean
     CoroutineHandlers coroutineHandlers() {
         return new CoroutineHandlers(Schedulers.boundedElastic());
+    }
+
+    /**
+     * Streaming in blocking style ({@code InputStream} and {@code MultipartStream} arguments,
+     * {@code StreamingResponseBody} and {@code EventStream} answers), in every reactive web application: bound to
+     * the request in a coroutine request; elsewhere detached, their producers run as coroutines of the IOManager
+     * (on boundedElastic when cosched is off), so that switching cosched's handlers off never breaks them.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    StreamingSupport coschedStreaming(ObjectProvider<CoschedProperties> properties, ObjectProvider<IOManager> io) {
+        CoschedProperties p = properties.getIfAvailable();
+        StreamLimits limits = p == null ? StreamLimits.DEFAULT : p.getWeb().getStream().limits();
+        IOManager loops = io.getIfAvailable();
+        Executor producers = loops != null ? loops : task -> Schedulers.boundedElastic().schedule(task);
+        return new StreamingSupport(limits, producers);
+    }
+
+    @Bean
+    WebFluxConfigurer coschedStreamingConfigurer(StreamingSupport streaming, ObjectProvider<ServerCodecConfigurer> codecs) {
+        return new WebFluxConfigurer() {
+            @Override
+            public void configureArgumentResolvers(ArgumentResolverConfigurer configurer) {
+                // the codecs are asked for at the first streamed multipart request: they are made after this
+                configurer.addCustomResolver(streaming.argumentResolver(() -> codecs.getObject().getReaders()));
+            }
+
+            @Override
+            public void configureHttpMessageCodecs(ServerCodecConfigurer configurer) {
+                configurer.customCodecs().register(streaming.bodyReader());
+            }
+        };
+    }
+
+    /** Writes streamed answers with WebFlux's own codecs and content negotiation, where WebFlux's configuration is. */
+    @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+    @ConditionalOnBean(ServerCodecConfigurer.class)
+    static final class StreamResultConfiguration {
+
+        @Bean
+        HandlerResultHandler coschedStreamResultHandler(StreamingSupport streaming, ServerCodecConfigurer codecs,
+                @Qualifier("webFluxContentTypeResolver") RequestedContentTypeResolver contentTypes,
+                @Qualifier("webFluxAdapterRegistry") ReactiveAdapterRegistry adapters) {
+            return streaming.resultHandler(codecs, contentTypes, adapters);
+        }
+    }
+
+    @Bean
+    WebExceptionHandler coschedStreamErrors(StreamingSupport streaming) {
+        return streaming.exceptionHandler();
     }
 
     @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
@@ -72,7 +132,7 @@ public final class CoschedWebFluxAutoConfiguration {
         CoroutineRequests coschedCoroutineRequests(IOManager io, CoschedWebStats stats, CoschedProperties properties) {
             CoschedProperties.Web web = properties.getWeb();
             return new CoroutineRequests(io, stats, web.getRequestTimeout(), web.getMaxInFlight(),
-                    web.isCancelOnDisconnect(), web.getMode() == WebMode.ANNOTATED);
+                    web.isCancelOnDisconnect(), web.getMode() == WebMode.ANNOTATED, web.getStream().limits());
         }
 
         @Bean

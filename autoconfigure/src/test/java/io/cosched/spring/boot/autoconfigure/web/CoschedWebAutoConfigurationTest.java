@@ -4,6 +4,7 @@ import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
 import io.cosched.spring.web.CoroutineHandlers;
 import io.cosched.spring.web.CoschedWebStats;
 import io.cosched.spring.web.server.CoroutineRequests;
+import io.cosched.spring.web.server.StreamingSupport;
 import io.cosched.spring.web.server.IOManagerLoopResources;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -34,11 +35,14 @@ class CoschedWebAutoConfigurationTest {
             assertThat(context.getBean(ReactorResourceFactory.class).getLoopResources())
                     .isInstanceOf(IOManagerLoopResources.class);
             assertThat(context).hasSingleBean(CoschedWebStats.class).hasSingleBean(CoroutineRequests.class)
-                    .hasSingleBean(WebExceptionHandler.class).hasSingleBean(CoroutineHandlers.class);
-            assertThat(context.getBean(WebExceptionHandler.class)).isInstanceOf(Ordered.class);
-            assertThat(((Ordered) context.getBean(WebExceptionHandler.class)).getOrder()).as("ahead of Boot's error handler")
-                    .isLessThan(-1);
-            assertThat(context.getBeansOfType(WebFluxConfigurer.class)).hasSize(1);
+                    .hasSingleBean(CoroutineHandlers.class).hasSingleBean(StreamingSupport.class);
+            // the 503s of timed-out and shed requests, and the statuses of streamed bodies' failures
+            assertThat(context.getBeansOfType(WebExceptionHandler.class)).containsOnlyKeys("coschedUnavailableResponses",
+                    "coschedStreamErrors");
+            assertThat(context.getBeansOfType(WebExceptionHandler.class).values()).allSatisfy(h ->
+                    assertThat(((Ordered) h).getOrder()).as("ahead of Boot's error handler").isLessThan(-1));
+            assertThat(context.getBeansOfType(WebFluxConfigurer.class)).containsOnlyKeys("coschedWebFluxConfigurer",
+                    "coschedStreamingConfigurer");
             // the handler executor is no bean: as an Executor it would take over @Async
             assertThat(context.getBeansOfType(java.util.concurrent.Executor.class).values())
                     .allMatch(e -> e instanceof io.cosched.Scheduler);
@@ -101,14 +105,16 @@ class CoschedWebAutoConfigurationTest {
         runner.withPropertyValues("cosched.web.mode=off").run(context -> {
             assertThat(context).hasSingleBean(ReactorResourceFactory.class).hasSingleBean(CoroutineHandlers.class)
                     .doesNotHaveBean(CoroutineRequests.class).doesNotHaveBean(CoschedWebStats.class);
-            assertThat(context.getBeansOfType(WebFluxConfigurer.class)).isEmpty();
+            // streamed bodies and answers still work, detached from any coroutine request
+            assertThat(context.getBeansOfType(WebFluxConfigurer.class)).containsOnlyKeys("coschedStreamingConfigurer");
+            assertThat(context).hasSingleBean(StreamingSupport.class);
         });
     }
 
     @Test
     void withCoschedDisabledTheHelperStillExistsAndNothingElse() {
         runner.withPropertyValues("cosched.enabled=false").run(context -> {
-            assertThat(context).hasSingleBean(CoroutineHandlers.class)
+            assertThat(context).hasSingleBean(CoroutineHandlers.class).hasSingleBean(StreamingSupport.class)
                     .doesNotHaveBean(ReactorResourceFactory.class).doesNotHaveBean(CoroutineRequests.class);
         });
     }

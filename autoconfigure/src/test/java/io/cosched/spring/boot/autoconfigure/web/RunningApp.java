@@ -38,6 +38,7 @@ final class RunningApp implements BeforeAllCallback, AfterAllCallback, BeforeEac
     @Override
     public void beforeEach(ExtensionContext extension) {
         WebTestApp.Probe.reset();
+        StreamingHandlers.Probe.reset();
     }
 
     ConfigurableApplicationContext context() {

@@ -34,6 +34,7 @@ import static org.springframework.web.reactive.function.server.ServerResponse.ok
 /** A WebFlux application with blocking handlers, started on a random port by the web tests. */
 @SpringBootConfiguration
 @EnableAutoConfiguration
+@org.springframework.context.annotation.Import(StreamingHandlers.class)
 public class WebTestApp {
 
     static {

@@ -1,0 +1,38 @@
+package io.cosched.spring.web;
+
+import java.io.IOException;
+
+/**
+ * A streamed request body or response cannot go on; {@link #reason()} says why. Thrown by reads of a request body
+ * stream ({@code InputStream} and {@link MultipartStream} arguments) and by writes of a streamed response
+ * ({@link StreamingResponseBody}, {@link EventStream}). Letting it propagate out of the handler is the usual way
+ * to stop: cosched then answers what can still be answered (408 for a client too slow to send its body, 503 past
+ * the stream's time limit) and otherwise closes the connection.
+ */
+public final class StreamClosedException extends IOException {
+
+    private static final long serialVersionUID = 1L;
+
+    /** Why a stream ended early. */
+    public enum Reason {
+        /** The client closed the connection, or something upstream (a filter's timeout) gave up on the request. */
+        CLIENT_GONE,
+        /** {@code cosched.web.request-timeout} passed before the stream began. */
+        REQUEST_TIMEOUT,
+        /** The client sent nothing, or took nothing, for {@code cosched.web.stream.idle-timeout}. */
+        IDLE_TIMEOUT,
+        /** The request ran past {@code cosched.web.stream.max-duration}. */
+        MAX_DURATION
+    }
+
+    private final Reason reason;
+
+    public StreamClosedException(Reason reason, String message) {
+        super(message);
+        this.reason = reason;
+    }
+
+    public Reason reason() {
+        return reason;
+    }
+}

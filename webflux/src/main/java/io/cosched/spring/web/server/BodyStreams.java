@@ -1,0 +1,83 @@
+package io.cosched.spring.web.server;
+
+import io.cosched.spring.web.MultipartStream;
+import org.springframework.core.ResolvableType;
+import org.springframework.core.codec.Hints;
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.MediaType;
+import org.springframework.http.codec.multipart.PartEvent;
+import org.springframework.http.codec.multipart.PartEventHttpMessageReader;
+import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.util.ClassUtils;
+import org.springframework.web.server.UnsupportedMediaTypeStatusException;
+
+import java.io.InputStream;
+import java.util.List;
+
+/**
+ * The request body as an {@link InputStream} or a {@link MultipartStream}, for the handler arguments
+ * ({@link StreamArguments}, {@link InputStreamBodyReader}). In a coroutine request they read from the connection
+ * itself (not through the hand-off of delivered signals into the coroutine, which a handler that is running would
+ * never drain) and are bound to the request's limits; elsewhere they are detached, and refuse to be made on the
+ * connection's own event loop, which would wait for bytes only it can read.
+ */
+final class BodyStreams {
+
+    private static final boolean REACTOR_NETTY =
+            ClassUtils.isPresent("reactor.netty.Connection", BodyStreams.class.getClassLoader());
+
+    private BodyStreams() {
+    }
+
+    static InputStream body(ServerHttpRequest request, ServerHttpResponse response, long detachedIdleNanos) {
+        ServerHttpRequest raw = raw(request);
+        StreamRequest owner = owner(request, response, detachedIdleNanos, "an InputStream request body");
+        return BodyInputStream.of(new PullSubscriber<DataBuffer>(raw.getBody(), owner, BodyInputStream.PREFETCH,
+                DataBufferUtils::release, "reading the request body"));
+    }
+
+    static MultipartStream parts(ServerHttpRequest request, ServerHttpResponse response, PartEventHttpMessageReader reader,
+            long detachedIdleNanos) {
+        MediaType type = request.getHeaders().getContentType();
+        if (type == null || !"multipart".equals(type.getType())) {
+            throw new UnsupportedMediaTypeStatusException(type, List.of(MediaType.MULTIPART_FORM_DATA));
+        }
+        ServerHttpRequest raw = raw(request);
+        StreamRequest owner = owner(request, response, detachedIdleNanos, "a MultipartStream");
+        return new StreamedParts(new PullSubscriber<>(reader.read(ResolvableType.forClass(PartEvent.class), raw, Hints.none()),
+                owner, StreamedParts.PREFETCH, StreamedParts::release, "reading the multipart request body"));
+    }
+
+    /** The request whose body comes straight from the connection. */
+    private static ServerHttpRequest raw(ServerHttpRequest request) {
+        return request instanceof CoroutineExchange.CoroutineRequest ours ? ours.raw() : request;
+    }
+
+    private static StreamRequest owner(ServerHttpRequest request, ServerHttpResponse response, long detachedIdleNanos,
+            String what) {
+        if (request instanceof CoroutineExchange.CoroutineRequest ours) {
+            return ours.coroutine();
+        }
+        if (onConnectionLoop(request)) {
+            throw new IllegalStateException(what + " cannot be read on the connection's event loop thread ("
+                    + Thread.currentThread().getName() + "): it would wait for bytes that only this thread can read. "
+                    + "Run the handler as a coroutine (@RunAsCoroutine, or cosched.web.mode=all).");
+        }
+        return StreamRequest.detached(detachedIdleNanos, response);
+    }
+
+    private static boolean onConnectionLoop(ServerHttpRequest request) {
+        if (!REACTOR_NETTY) {
+            return false;
+        }
+        try {
+            return ServerHttpRequestDecorator.getNativeRequest(request) instanceof reactor.netty.Connection c
+                    && c.channel().eventLoop().inEventLoop();
+        } catch (IllegalArgumentException | IllegalStateException noServer) {
+            return false; // a mock request: no connection to wait on
+        }
+    }
+}

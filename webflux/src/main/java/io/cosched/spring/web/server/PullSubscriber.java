@@ -1,0 +1,184 @@
+package io.cosched.spring.web.server;
+
+import io.cosched.spring.web.StreamClosedException;
+import io.cosched.spring.web.StreamClosedException.Reason;
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
+
+import java.io.IOException;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+
+/**
+ * A publisher's elements pulled by blocking code: {@link #next()} parks the calling thread (a coroutine parks, its
+ * loop goes on) until an element, the end or a failure arrives. It asks for {@code prefetch} elements at first and
+ * for more only as they are taken, so a publisher with backpressure (a connection's body: Reactor Netty stops
+ * reading the socket when nothing is asked for) never gets more than that ahead of the reader.
+ *
+ * <p>One thread takes ({@link #next()}, {@link #close()}); the publisher signals from any thread. Elements left
+ * over when the reader closes, or that arrive after, go to {@code discard} (a body's buffers are released).
+ */
+final class PullSubscriber<T> implements CoreSubscriber<T> {
+
+    private final Publisher<? extends T> source;
+    private final StreamRequest request;
+    private final Consumer<? super T> discard;
+    private final int prefetch;
+    private final int replenish;
+    private final String what; // for exception messages: "reading the request body"
+    // many writers (the publisher), two pollers (the reader, and a close racing a late element): not SPSC
+    private final Queue<T> queue = new ConcurrentLinkedQueue<>();
+
+    private volatile @Nullable Subscription upstream;
+    private volatile boolean done;
+    private @Nullable Throwable failure; // written before done
+    private volatile boolean closed;
+    private volatile @Nullable Thread waiter;
+    private boolean subscribed; // reader only
+    private int taken;          // reader only: taken since the last request
+
+    PullSubscriber(Publisher<? extends T> source, StreamRequest request, int prefetch, Consumer<? super T> discard,
+            String what) {
+        this.source = source;
+        this.request = request;
+        this.discard = discard;
+        this.prefetch = prefetch;
+        this.replenish = Math.max(1, prefetch - (prefetch >> 2));
+        this.what = what;
+    }
+
+    /**
+     * The next element, parking until it arrives; null at the end. The first call subscribes: the request begins
+     * to stream then (its request timeout stops, its stream limits start).
+     *
+     * @throws StreamClosedException when the request is ending (the client left, a limit passed) or the client
+     *                               sent nothing for the idle limit
+     * @throws IOException           when the publisher failed; the cause is its failure
+     */
+    @Nullable T next() throws IOException {
+        if (closed) {
+            throw new IOException(what + ": the stream is closed");
+        }
+        if (!subscribed) {
+            subscribed = true;
+            if (!request.beginStream()) {
+                throw request.closed(what);
+            }
+            request.closeAtEnd(this);
+            source.subscribe(this);
+        }
+        long idle = request.idleNanos();
+        long deadline = idle > 0 ? System.nanoTime() + idle : 0;
+        for (;;) {
+            boolean interrupted = Thread.interrupted();
+            if (interrupted || request.endedBy() != null) {
+                close();
+                throw request.closed(what); // which keeps an interrupt of unknown cause for the caller
+            }
+            T t = queue.poll();
+            if (t != null) {
+                if (++taken == replenish) {
+                    taken = 0;
+                    Subscription s = upstream;
+                    if (s != null) {
+                        s.request(replenish);
+                    }
+                }
+                return t;
+            }
+            if (done) {
+                if (!queue.isEmpty()) {
+                    continue; // arrived before the end was signalled
+                }
+                Throwable f = failure;
+                if (f != null) {
+                    throw new BodyReadException(what + " failed: " + f, f);
+                }
+                return null;
+            }
+            waiter = Thread.currentThread();
+            if (queue.isEmpty() && !done) {
+                if (deadline == 0) {
+                    LockSupport.park(this);
+                } else {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        waiter = null;
+                        close();
+                        throw new StreamClosedException(Reason.IDLE_TIMEOUT, what + ": " + StreamRequest.message(Reason.IDLE_TIMEOUT));
+                    }
+                    LockSupport.parkNanos(this, left);
+                }
+            }
+            waiter = null;
+        }
+    }
+
+    /** Stops taking: cancels the publisher and discards what it sent and will still send. */
+    void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        Subscription s = upstream;
+        if (s != null) {
+            s.cancel();
+        }
+        drain();
+    }
+
+    private void drain() {
+        T t;
+        while ((t = queue.poll()) != null) {
+            discard.accept(t);
+        }
+    }
+
+    private void wake() {
+        Thread w = waiter;
+        if (w != null) {
+            LockSupport.unpark(w);
+        }
+    }
+
+    @Override
+    public void onSubscribe(Subscription s) {
+        upstream = s;
+        if (closed) {
+            s.cancel();
+            return;
+        }
+        s.request(prefetch);
+    }
+
+    @Override
+    public void onNext(T t) {
+        if (closed) {
+            discard.accept(t);
+            return;
+        }
+        queue.offer(t);
+        if (closed) {
+            drain(); // the reader closed meanwhile and may have drained before this arrived
+            return;
+        }
+        wake();
+    }
+
+    @Override
+    public void onError(Throwable t) {
+        failure = t;
+        done = true;
+        wake();
+    }
+
+    @Override
+    public void onComplete() {
+        done = true;
+        wake();
+    }
+}

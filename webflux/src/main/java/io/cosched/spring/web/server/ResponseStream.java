@@ -1,0 +1,283 @@
+package io.cosched.spring.web.server;
+
+import io.cosched.spring.web.EventStream;
+import io.cosched.spring.web.StreamClosedException;
+import io.cosched.spring.web.StreamClosedException.Reason;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscriber;
+import org.reactivestreams.Subscription;
+import reactor.core.publisher.Operators;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+
+/**
+ * A streamed response: the publisher Spring writes (it subscribes on the loop once the handler's outcome is
+ * there), fed by blocking code through {@link #send} from the thread that runs {@link #produce()} (the request's
+ * coroutine). A send goes straight to the subscriber when it has asked for more; else it parks the producer until
+ * it does, so the producer runs no further ahead of the client than Spring and Reactor Netty ask for. The
+ * subscriber's cancel (the client went away, a write failed) fails the next send and tells the request, which
+ * interrupts its coroutine.
+ *
+ * <p>Threads: the producer signals {@code onNext}, {@code onComplete} and {@code onError}; Spring requests and
+ * cancels from the loop. The one signal from elsewhere, the request's timeout before the stream began
+ * ({@link #fail}), cannot meet the producer's: both first pass {@link StreamRequest#beginStream()}, and only one
+ * of them gets through.
+ */
+final class ResponseStream<T> implements Publisher<T>, Subscription, EventStream.Emitter<T> {
+
+    private static final Log LOG = LogFactory.getLog(ResponseStream.class);
+
+    /** What runs the handler's code, given the stream to send into. */
+    @FunctionalInterface
+    interface Producer<T> {
+        void produce(ResponseStream<T> stream) throws Exception;
+    }
+
+    private final Object body;                // what the handler answered with: the result handler looks it up
+    private final StreamRequest request;
+    private final Producer<T> producer;
+    private final Consumer<? super T> discard; // for an element that could not be sent
+    private final @Nullable Runnable abort;     // closes the connection; null when the server is not known
+
+    private final AtomicLong requested = new AtomicLong();
+    private volatile @Nullable Subscriber<? super T> subscriber;
+    private volatile boolean ready;           // onSubscribe has returned: signals may flow
+    private volatile boolean cancelled;       // cancelled by the subscriber, or nobody will subscribe
+    private volatile boolean terminated;      // a terminal signal went out
+    private volatile @Nullable Thread waiter;
+    private @Nullable Throwable early;        // guarded by this: a failure before the subscriber was ready
+    private boolean begun;                    // producer only: passed beginStream
+
+    ResponseStream(Object body, StreamRequest request, Producer<T> producer, Consumer<? super T> discard,
+            @Nullable Runnable abort) {
+        this.body = body;
+        this.request = request;
+        this.producer = producer;
+        this.discard = discard;
+        this.abort = abort;
+    }
+
+    Object body() {
+        return body;
+    }
+
+    // ---- towards Spring
+
+    @Override
+    public void subscribe(Subscriber<? super T> s) {
+        synchronized (this) {
+            if (subscriber != null) {
+                Operators.error(s, new IllegalStateException("a streamed response is written once (a second subscriber came)"));
+                return;
+            }
+            subscriber = s;
+        }
+        s.onSubscribe(this);
+        Throwable e;
+        synchronized (this) {
+            ready = true;
+            e = early;
+        }
+        if (e != null) {
+            terminated = true;
+            s.onError(e);
+        }
+        wake();
+    }
+
+    @Override
+    public void request(long n) {
+        if (n <= 0) {
+            Operators.reportBadRequest(n);
+            return;
+        }
+        requested.getAndAccumulate(n, Operators::addCap);
+        wake();
+    }
+
+    /** Spring stopped writing: the client went away, or a write failed. */
+    @Override
+    public void cancel() {
+        if (cancelled || terminated) {
+            return;
+        }
+        cancelled = true;
+        request.streamCancelled();
+        wake();
+    }
+
+    /** The request timed out before the stream began: its subscriber gets {@code failure} (answered 503). */
+    void fail(Throwable failure) {
+        Subscriber<? super T> s;
+        synchronized (this) {
+            if (!ready) {
+                early = failure;
+                return;
+            }
+            s = subscriber;
+        }
+        terminated = true;
+        Objects.requireNonNull(s).onError(failure);
+    }
+
+    /** Nobody will subscribe: the request ended before its outcome went to Spring. */
+    void abandon() {
+        cancelled = true;
+        wake();
+    }
+
+    // ---- the producer's side
+
+    /** Runs the handler's code; then completes the response, or fails it with what the code threw. */
+    void produce() {
+        Throwable failure = null;
+        try {
+            producer.produce(this);
+        } catch (Throwable t) {
+            failure = t;
+        }
+        if (cancelled) {
+            if (failure != null && !(failure instanceof StreamClosedException || failure instanceof InterruptedException
+                    || failure instanceof InterruptedIOException) && LOG.isDebugEnabled()) {
+                LOG.debug("a streamed response's producer failed after its client went away", failure);
+            }
+            return;
+        }
+        if (!awaitSubscriber()) {
+            return; // nobody will subscribe
+        }
+        if (!begun && !request.beginStream()) {
+            return; // the request timed out first: its 503 went out through fail()
+        }
+        terminated = true;
+        Subscriber<? super T> s = Objects.requireNonNull(subscriber);
+        if (failure == null) {
+            s.onComplete();
+        } else if (begun && abort != null && endedByLimit(failure)) {
+            // a stream cut by its own limit is not a server error: the connection closes, so that the client cannot
+            // take the cut-short body for a whole one, without the error logs of a failed response
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("a streamed response was cut: " + failure);
+            }
+            abort.run();
+            s.onComplete();
+        } else {
+            s.onError(failure);
+        }
+    }
+
+    /** Whether the producer ended because a stream limit passed (idle, max-duration), however it threw. */
+    private boolean endedByLimit(Throwable failure) {
+        if (request.endedBy() == Reason.MAX_DURATION) {
+            return true;
+        }
+        for (Throwable t = failure; t != null && t.getCause() != t; t = t.getCause()) {
+            if (t instanceof StreamClosedException closed && closed.reason() != Reason.CLIENT_GONE) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public void send(T element) throws IOException {
+        Objects.requireNonNull(element, "element: null (expected: an element to send)");
+        try {
+            awaitDemand();
+            if (!begun) {
+                if (!request.beginStream()) {
+                    throw request.closed("send");
+                }
+                begun = true;
+            }
+        } catch (IOException e) {
+            discard.accept(element);
+            throw e;
+        }
+        if (requested.get() != Long.MAX_VALUE) {
+            requested.decrementAndGet();
+        }
+        Objects.requireNonNull(subscriber).onNext(element);
+    }
+
+    /**
+     * Parks until the subscriber is ready and has asked for more; throws when the stream ended meanwhile, the
+     * request is ending, the coroutine was interrupted, or the client took nothing for the idle limit.
+     */
+    private void awaitDemand() throws IOException {
+        long idle = request.idleNanos();
+        long deadline = idle > 0 ? System.nanoTime() + idle : 0;
+        for (;;) {
+            boolean interrupted = Thread.interrupted();
+            if (cancelled || interrupted || request.endedBy() != null) {
+                throw cancelled && request.endedBy() == null
+                        ? new StreamClosedException(Reason.CLIENT_GONE, "send: " + StreamRequest.message(Reason.CLIENT_GONE))
+                        : request.closed("send");
+            }
+            if (ready && requested.get() > 0) {
+                return;
+            }
+            if (!park(deadline, true)) {
+                throw new StreamClosedException(Reason.IDLE_TIMEOUT, "send: " + StreamRequest.message(Reason.IDLE_TIMEOUT));
+            }
+        }
+    }
+
+    /**
+     * Parks until the subscriber is ready, for the last signal: whatever else ended the stream, the subscriber is
+     * told how. False when nobody will subscribe. Spring subscribes as soon as the outcome reaches it, so this is
+     * a short wait, not bounded by the idle limit.
+     */
+    private boolean awaitSubscriber() {
+        boolean interrupted = false;
+        while (!ready && !cancelled) {
+            park(0, false);
+            interrupted |= Thread.interrupted();
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        return ready;
+    }
+
+    /**
+     * One park of the producer until woken, or {@code deadline} (0: none) passes: false then. What it waits for
+     * (the subscriber, and with {@code demand} a request) is checked again once it is the waiter, so that a
+     * wake-up that came in between is not lost.
+     */
+    private boolean park(long deadline, boolean demand) {
+        waiter = Thread.currentThread();
+        try {
+            if (cancelled || ready && (!demand || requested.get() > 0)) {
+                return true;
+            }
+            if (deadline == 0) {
+                LockSupport.park(this);
+                return true;
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            LockSupport.parkNanos(this, left);
+            return true;
+        } finally {
+            waiter = null;
+        }
+    }
+
+    private void wake() {
+        Thread w = waiter;
+        if (w != null) {
+            LockSupport.unpark(w);
+        }
+    }
+}

@@ -1,0 +1,83 @@
+package io.cosched.spring.web.server;
+
+import io.cosched.spring.web.EventStream;
+import io.cosched.spring.web.StreamingResponseBody;
+import org.jspecify.annotations.Nullable;
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.ResponseEntity;
+import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
+import org.springframework.util.ClassUtils;
+import org.springframework.web.reactive.HandlerResult;
+import org.springframework.web.server.ServerWebExchange;
+
+/**
+ * Where a handler's streamed answer meets its request: the answer is told apart from others, and a coroutine
+ * request's stream is made and bound to it while the handler's coroutine still runs, for the
+ * {@link StreamResultHandler} to find when Spring writes the response.
+ */
+final class ResponseStreams {
+
+    private static final String ATTRIBUTE = ResponseStreams.class.getName() + ".stream";
+
+    private ResponseStreams() {
+    }
+
+    /** The {@link StreamingResponseBody} or {@link EventStream} a handler answered with, alone or in a {@code ResponseEntity}. */
+    static @Nullable Object streamBody(@Nullable Object returnValue) {
+        Object body = returnValue instanceof ResponseEntity<?> entity ? entity.getBody() : returnValue;
+        return body instanceof StreamingResponseBody || body instanceof EventStream<?> ? body : null;
+    }
+
+    /**
+     * Binds a streamed answer to its coroutine request: the request produces it in its coroutine once the
+     * outcome has gone to Spring. Called in the coroutine, with the handler's result.
+     */
+    static HandlerResult bind(HandlerResult result, RequestCoroutine<?> request, ServerWebExchange exchange) {
+        Object body = streamBody(result.getReturnValue());
+        if (body != null) {
+            ResponseStream<?> stream = create(body, request, exchange);
+            exchange.getAttributes().put(ATTRIBUTE, stream);
+            request.streamResponse(stream);
+        }
+        return result;
+    }
+
+    /** The stream bound to {@code exchange} for {@code body}, or null when its handler did not run as a coroutine request. */
+    static @Nullable ResponseStream<?> bound(ServerWebExchange exchange, Object body) {
+        ResponseStream<?> stream = exchange.getAttribute(ATTRIBUTE);
+        return stream != null && stream.body() == body ? stream : null;
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static ResponseStream<?> create(Object body, StreamRequest request, ServerWebExchange exchange) {
+        Runnable abort = abort(exchange);
+        if (body instanceof StreamingResponseBody bytes) {
+            return new ResponseStream<DataBuffer>(body, request,
+                    ChunkedOutputStream.producer(bytes, exchange.getResponse().bufferFactory()), DataBufferUtils::release, abort);
+        }
+        EventStream<Object> events = (EventStream) body;
+        return new ResponseStream<>(body, request, events::produce, ResponseStreams::discard, abort);
+    }
+
+    /** What closes the request's connection (an HTTP/2 stream: resets it), or null when it is not Reactor Netty's. */
+    private static @Nullable Runnable abort(ServerWebExchange exchange) {
+        if (!REACTOR_NETTY) {
+            return null;
+        }
+        try {
+            return ServerHttpRequestDecorator.getNativeRequest(exchange.getRequest()) instanceof reactor.netty.Connection c
+                    ? () -> c.channel().close()
+                    : null;
+        } catch (IllegalArgumentException | IllegalStateException noServer) {
+            return null;
+        }
+    }
+
+    private static final boolean REACTOR_NETTY =
+            ClassUtils.isPresent("reactor.netty.Connection", ResponseStreams.class.getClassLoader());
+
+    private static void discard(Object element) {
+        DataBufferUtils.release(element instanceof DataBuffer buffer ? buffer : null);
+    }
+}

@@ -1,0 +1,67 @@
+package io.cosched.spring.web.server;
+
+import io.cosched.spring.web.EventStream;
+import io.cosched.spring.web.MultipartStream;
+import io.cosched.spring.web.StreamingResponseBody;
+import org.springframework.core.ReactiveAdapterRegistry;
+import org.springframework.http.codec.HttpMessageReader;
+import org.springframework.http.codec.ServerCodecConfigurer;
+import org.springframework.web.reactive.HandlerResultHandler;
+import org.springframework.web.reactive.accept.RequestedContentTypeResolver;
+import org.springframework.web.reactive.result.method.HandlerMethodArgumentResolver;
+import org.springframework.web.server.WebExceptionHandler;
+
+import java.io.InputStream;
+import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
+
+/**
+ * Streaming in blocking style for annotated handlers: {@link InputStream} and {@link MultipartStream} arguments,
+ * {@code @RequestBody InputStream}, and {@link StreamingResponseBody} and {@link EventStream} answers, with their
+ * errors answered as Spring answers a {@code @RequestBody}'s. In a coroutine request they are bound to the request
+ * (its coroutine, context, timeout and stream limits); elsewhere (cosched's handlers off, an application's own
+ * adapter) they still work, detached: a streamed answer is produced on {@code detached}, and a body is read on
+ * whatever thread the handler runs on, except the connection's own event loop.
+ *
+ * <p>Public for the starter's wiring, not an API: Spring Boot applications get it from the starter. Without
+ * Spring Boot: the resolver through {@code WebFluxConfigurer.configureArgumentResolvers}, the reader through
+ * {@code configureHttpMessageCodecs} (a custom codec), the result handler and the exception handler as beans.
+ */
+public final class StreamingSupport {
+
+    private final StreamLimits limits;
+    private final long idleNanos;
+    private final Executor detached;
+
+    /**
+     * @param limits   the stream limits; without a coroutine request only the idle limit applies
+     * @param detached where the answer of a handler that did not run as a coroutine request is produced
+     */
+    public StreamingSupport(StreamLimits limits, Executor detached) {
+        this.limits = limits;
+        this.idleNanos = limits.idleTimeout() == null ? 0 : limits.idleTimeout().toNanos();
+        this.detached = detached;
+    }
+
+    /** {@code InputStream} and {@code MultipartStream} handler arguments; {@code readers}: the server's codecs, asked once. */
+    public HandlerMethodArgumentResolver argumentResolver(Supplier<List<HttpMessageReader<?>>> readers) {
+        return new StreamArguments(readers, idleNanos);
+    }
+
+    /** {@code @RequestBody InputStream}: register among the server's custom codecs, ahead of Spring's. */
+    public HttpMessageReader<InputStream> bodyReader() {
+        return new InputStreamBodyReader(idleNanos);
+    }
+
+    /** Writes {@code StreamingResponseBody} and {@code EventStream} answers; ordered ahead of Spring's result handlers. */
+    public HandlerResultHandler resultHandler(ServerCodecConfigurer codecs, RequestedContentTypeResolver contentTypes,
+            ReactiveAdapterRegistry adapters) {
+        return new StreamResultHandler(codecs.getWriters(), contentTypes, adapters, detached, limits);
+    }
+
+    /** Answers a streamed body over a limit 413, malformed 400, sent too slowly 408, as Spring answers a {@code @RequestBody}'s. */
+    public WebExceptionHandler exceptionHandler() {
+        return new StreamErrors();
+    }
+}
