@@ -188,7 +188,7 @@ public final class IoRuntime extends CoroutineRuntime implements IOManager {
                 throw new IllegalStateException("blocking I/O called on event loop thread '" + lc.threadName
                         + "' outside any coroutine: the thread would wait for I/O that only it can run (IOManager '"
                         + name + "' has no other loop). Run the caller as a coroutine (@RunAsCoroutine, "
-                        + "IOManager.spawn) or on another thread.");
+                        + "IOManager.spawn) or on another thread." + new CallerHint(CallerHint.RUN_AS_COROUTINE).describe());
             }
             return (lc.index + 1) % carriers.length;
         }
