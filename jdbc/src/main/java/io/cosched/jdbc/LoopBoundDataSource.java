@@ -210,6 +210,12 @@ public class LoopBoundDataSource extends HikariDataSource {
         gate.enter(timeout);
         // Shielded from here: HikariCP may check an idle connection (a query) before it hands it out.
         BorrowedConnection borrow = new BorrowedConnection(gate, canceller);
+        if (Thread.currentThread().isInterrupted()) {
+            // interrupted between the check above and the shield (while the turn was handed over, say): from here
+            // on an interrupt would wait for the shield, but this one is set already and would break the connection
+            borrow.abandon();
+            throw gate.cancelled();
+        }
         try {
             Connection c;
             if (pool.getHikariPoolMXBean() instanceof HikariPool running) {
