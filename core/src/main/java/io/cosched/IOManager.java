@@ -58,7 +58,11 @@ public interface IOManager extends Scheduler {
         return IoRuntime.defaultInstance();
     }
 
-    /** The running IOManager named {@code name} (of several, the first started), if any. */
+    /**
+     * The running IOManager named {@code name} (of several, the first started), if any; {@code name} may also be the
+     * key {@link io.cosched.net.LoopSocketFactory#argument} puts in a socket factory's argument, which finds one
+     * IOManager only.
+     */
     static Optional<IOManager> running(String name) {
         return IoRuntime.running(name);
     }

@@ -27,6 +27,9 @@ public final class IoRuntime extends CoroutineRuntime implements IOManager {
     private static final long LOOP_TERMINATION_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final Runnable NOOP = () -> { };
 
+    private static final AtomicInteger INSTANCES = new AtomicInteger();
+
+    private final String key = name() + "#" + INSTANCES.incrementAndGet();
     private final LoopCarrier[] carriers;
     private final CarrierEventLoopGroup group;
     private final IoTransport transport;
@@ -67,14 +70,26 @@ public final class IoRuntime extends CoroutineRuntime implements IOManager {
         return Shared.INSTANCE;
     }
 
-    /** The running IOManager named {@code name} (of several, the first started), if any. */
+    /**
+     * The running IOManager named {@code name} (of several, the first started), or the one whose {@link #key()} it
+     * is, if any.
+     */
     public static Optional<IOManager> running(String name) {
         for (IoRuntime io : RUNNING_MANAGERS) {
-            if (io.name.equals(name)) {
+            if (io.name.equals(name) || io.key.equals(name)) {
                 return Optional.of(io);
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * What names this IOManager and no other in the JVM, {@code <name>#<n>}: several running IOManagers may share
+     * a name (one per application context, as the contexts of a test suite do), and a driver that finds its socket
+     * factory's IOManager by name would otherwise get the first started.
+     */
+    public String key() {
+        return key;
     }
 
     @Override

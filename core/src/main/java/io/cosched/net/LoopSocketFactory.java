@@ -1,6 +1,7 @@
 package io.cosched.net;
 
 import io.cosched.IOManager;
+import io.cosched.internal.IoRuntime;
 
 import javax.net.SocketFactory;
 import java.io.IOException;
@@ -23,7 +24,9 @@ import java.util.Objects;
  * constructor's) names the running IOManager and, optionally, the loop: {@code cosched-io/0} opens
  * every connection on loop 0 (one connection pool per loop, so that a coroutine borrows a connection
  * of its own loop); {@code cosched-io} opens each on the loop of the coroutine that connects (see
- * {@link IOManager#loopForCaller()}); without an argument the first IOManager started is used.
+ * {@link IOManager#loopForCaller()}); without an argument the first IOManager started is used. Of several running
+ * IOManagers of one name (one per application context, as in a test suite), the name finds the first started;
+ * {@link #argument(IOManager, int)} makes the argument that finds one of them only.
  *
  * <p>TLS works as on a JDK socket: the driver layers its {@code SSLSocket} over this one.
  */
@@ -90,6 +93,15 @@ public class LoopSocketFactory extends SocketFactory {
         }
         this.ioName = io.name();
         this.loop = loop;
+    }
+
+    /**
+     * The argument ({@code socketFactoryArg}) for sockets on loop {@code loop} of {@code io} itself ({@code -1}: the
+     * loop of the coroutine that connects), even when other running IOManagers have its name.
+     */
+    public static String argument(IOManager io, int loop) {
+        String key = io instanceof IoRuntime runtime ? runtime.key() : io.name();
+        return loop < 0 ? key : key + "/" + loop;
     }
 
     /** An unconnected socket; {@code connect} opens it on its loop. */

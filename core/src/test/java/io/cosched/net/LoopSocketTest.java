@@ -432,4 +432,24 @@ class LoopSocketTest {
                 .hasMessage("loop: 2 (expected: -1 for the caller's loop, or 0..1)");
         assertThat(new LoopSocketFactory("sock-io").createSocket().isConnected()).isFalse();
     }
+
+    @Test
+    void ofTwoRunningIOManagersOfOneNameTheArgumentFindsTheOneItWasMadeFor() throws Exception {
+        // started after the test's own, with a loop the test's own (two loops) does not have
+        IOManager twin = IOManager.builder().name("sock-io").threads(3).build();
+        twin.start();
+        try (Peer peer = pongPeer()) {
+            String arg = LoopSocketFactory.argument(twin, 2);
+            assertThat(arg).matches("sock-io#\\d+/2");
+            assertThat(IOManager.running("sock-io")).containsSame(io);
+            assertThat(IOManager.running(arg.substring(0, arg.indexOf('/')))).containsSame(twin);
+            try (Socket s = new LoopSocketFactory(arg).createSocket(LOCALHOST, peer.port())) {
+                assertThat(exchange(s, "twin")).isEqualTo("pong:twin");
+            }
+            assertThatThrownBy(() -> new LoopSocketFactory("sock-io/2").createSocket(LOCALHOST, peer.port()))
+                    .as("by name: the first started, which has no loop 2").isInstanceOf(Exception.class);
+        } finally {
+            twin.stop(java.time.Duration.ofSeconds(10));
+        }
+    }
 }

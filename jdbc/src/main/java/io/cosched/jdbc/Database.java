@@ -27,7 +27,7 @@ enum Database {
         @Override
         void bind(HikariDataSource pool, HikariConfig template, IOManager io, int loop) {
             pool.setJdbcUrl(withParameters(template.getJdbcUrl(), "socketFactory=" + LoopSocketFactory.class.getName()
-                    + "&socketFactoryArg=" + encode(io.name() + "/" + loop)));
+                    + "&socketFactoryArg=" + encode(LoopSocketFactory.argument(io, loop))));
         }
 
         @Override
@@ -44,7 +44,7 @@ enum Database {
         @Override
         void bind(HikariDataSource pool, HikariConfig template, IOManager io, int loop) {
             pool.setJdbcUrl(withParameters(template.getJdbcUrl(), "socketFactory=" + MariaDbLoopSockets.class.getName()
-                    + "&" + MariaDbLoopSockets.LOOP_OPTION + "=" + encode(io.name() + "/" + loop)));
+                    + "&" + MariaDbLoopSockets.LOOP_OPTION + "=" + encode(LoopSocketFactory.argument(io, loop))));
         }
 
         @Override

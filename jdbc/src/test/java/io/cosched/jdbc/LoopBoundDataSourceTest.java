@@ -1,5 +1,6 @@
 package io.cosched.jdbc;
 
+import io.cosched.net.LoopSocketFactory;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.cosched.IOManager;
@@ -50,8 +51,9 @@ class LoopBoundDataSourceTest {
                     .containsExactly("orders-loop0", "orders-loop1", "orders-loop2");
             assertThat(ds.pools()).extracting(HikariDataSource::getMaximumPoolSize).containsExactly(4, 3, 3);
             assertThat(ds.pools()).extracting(HikariDataSource::getMinimumIdle).containsExactly(2, 1, 1);
-            assertThat(ds.pools().get(2).getJdbcUrl()).isEqualTo("jdbc:postgresql://127.0.0.1:1/app?ApplicationName=orders"
-                    + "&socketFactory=io.cosched.net.LoopSocketFactory&socketFactoryArg=ds-io%2F2");
+            // the IOManager itself, not the first running one of its name (ds-io#<n>/2)
+            assertThat(ds.pools().get(2).getJdbcUrl()).matches("jdbc:postgresql://127\\.0\\.0\\.1:1/app\\?ApplicationName=orders"
+                    + "&socketFactory=io\\.cosched\\.net\\.LoopSocketFactory&socketFactoryArg=ds-io%23\\d+%2F2");
             assertThat(ds.pools()).extracting(HikariDataSource::getUsername).containsOnly("u");
             assertThat(ds.isRunning()).isFalse(); // pools start on first use
             assertThat(ds.getHikariPoolMXBean().getTotalConnections()).isZero();
@@ -90,10 +92,12 @@ class LoopBoundDataSourceTest {
     @Test
     void eachDriversPoolsOpenTheirConnectionsOnTheirOwnLoop() {
         try (LoopBoundDataSource maria = new LoopBoundDataSource(config("jdbc:mariadb://db:3306/app?useSsl=false"), io)) {
+            String key = java.net.URLEncoder.encode(LoopSocketFactory.argument(io, -1), java.nio.charset.StandardCharsets.UTF_8);
+            assertThat(key).matches("ds-io%23\\d+");
             assertThat(maria.pools()).extracting(HikariDataSource::getJdbcUrl).containsExactly(
-                    "jdbc:mariadb://db:3306/app?useSsl=false&socketFactory=io.cosched.jdbc.MariaDbLoopSockets&coschedLoop=ds-io%2F0",
-                    "jdbc:mariadb://db:3306/app?useSsl=false&socketFactory=io.cosched.jdbc.MariaDbLoopSockets&coschedLoop=ds-io%2F1",
-                    "jdbc:mariadb://db:3306/app?useSsl=false&socketFactory=io.cosched.jdbc.MariaDbLoopSockets&coschedLoop=ds-io%2F2");
+                    "jdbc:mariadb://db:3306/app?useSsl=false&socketFactory=io.cosched.jdbc.MariaDbLoopSockets&coschedLoop=" + key + "%2F0",
+                    "jdbc:mariadb://db:3306/app?useSsl=false&socketFactory=io.cosched.jdbc.MariaDbLoopSockets&coschedLoop=" + key + "%2F1",
+                    "jdbc:mariadb://db:3306/app?useSsl=false&socketFactory=io.cosched.jdbc.MariaDbLoopSockets&coschedLoop=" + key + "%2F2");
         }
         // MariaDB's driver named with a jdbc:mysql: URL is MariaDB's
         HikariConfig mariaAsMySql = config("jdbc:mysql://db/app");
