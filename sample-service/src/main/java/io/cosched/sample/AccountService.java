@@ -1,5 +1,7 @@
 package io.cosched.sample;
 
+import org.springframework.data.domain.PageRequest;
+import org.springframework.data.domain.Sort;
 import org.springframework.security.access.prepost.PreAuthorize;
 import org.springframework.security.core.Authentication;
 import org.springframework.security.core.context.SecurityContextHolder;
@@ -49,6 +51,13 @@ public class AccountService {
             throw new DepositRejectedException(reference); // after the writes: the transaction rolls them back
         }
         return AccountView.of(accounts.saveAndFlush(a));
+    }
+
+    /** One page of accounts by id, {@code size} at a time, for exports. */
+    @PreAuthorize("hasRole('ADMIN')")
+    @Transactional(readOnly = true)
+    public List<AccountView> page(int page, int size) {
+        return accounts.findAll(PageRequest.of(page, size, Sort.by("id"))).map(AccountView::of).getContent();
     }
 
     @PreAuthorize("hasRole('ADMIN')")

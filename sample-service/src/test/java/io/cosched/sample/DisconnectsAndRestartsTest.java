@@ -5,6 +5,7 @@ import io.cosched.jdbc.LoopBoundDataSource;
 import io.cosched.spring.web.CoschedWebStats;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
@@ -112,6 +113,39 @@ class DisconnectsAndRestartsTest {
         assertThat(output.toString().substring(logged)).as("the log during the storms").doesNotContain(" WARN ", " ERROR ");
     }
 
+    /** Also in fallback mode: the producers of streamed responses whose clients leave, caught inside a statement. */
+    @Test
+    @Tag("both-modes")
+    void eventStreamsWhoseClientsLeaveMidQueryBreakNoPooledConnection(CapturedOutput output) throws Exception {
+        warmUp();
+        try (Socket first = send("/api/accounts/1/balance-events?everyMs=0&slowMs=1")) { // the stream's classes loaded
+            first.setSoTimeout(30_000);
+            readUntil(first, "id:1\n");
+        }
+        await(() -> stats.inFlight() == 0, () -> "in flight " + stats);
+        Set<Integer> backends = backends();
+        long created = connectionsCreated();
+        long deferred = dataSource.interruptsDeferred();
+        long cancelled = stats.cancelled();
+        int logged = output.length();
+        List<Socket> clients = new ArrayList<>();
+        for (int i = 0; i < 16; i++) { // two per connection: the producers take turns on them
+            Socket s = send("/api/accounts/" + (i + 1) + "/balance-events?everyMs=0&slowMs=200");
+            s.setSoTimeout(30_000);
+            readUntil(s, "id:1\n"); // the stream has begun: its producer is in its next query, or waiting for one
+            clients.add(s);
+        }
+        for (Socket s : clients) {
+            s.close();
+        }
+        await(() -> stats.inFlight() == 0 && io.stats().coroutines() == 0, () -> stats + " " + io.stats());
+        assertThat(stats.cancelled() - cancelled).isEqualTo(16);
+        assertThat(dataSource.interruptsDeferred() - deferred).as("producers inside a statement when their client left").isPositive();
+        assertThat(connectionsCreated()).as("no connection replaced").isEqualTo(created);
+        assertThat(backends()).as("the very same connections").isEqualTo(backends);
+        assertThat(output.toString().substring(logged)).as("the log").doesNotContain(" WARN ", " ERROR ");
+    }
+
     @Test
     void aRequestThatTimesOutInAQueryIsAnswered503AndItsStatementCancelledKeepingTheConnection() throws Exception {
         warmUp();
@@ -214,6 +248,18 @@ class DisconnectsAndRestartsTest {
                 .getBytes(StandardCharsets.US_ASCII));
         out.flush();
         return socket;
+    }
+
+    private static void readUntil(Socket socket, String marker) throws IOException {
+        java.io.InputStream in = socket.getInputStream();
+        StringBuilder seen = new StringBuilder();
+        while (seen.indexOf(marker) < 0) {
+            int c = in.read();
+            if (c < 0) {
+                throw new IOException("closed before " + marker + ": " + seen);
+            }
+            seen.append((char) c);
+        }
     }
 
     private static void await(BooleanSupplier condition, Supplier<String> describe) {
