@@ -384,8 +384,10 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
      */
     private void streamExpired() {
         endedBy = Reason.MAX_DURATION;
+        // ended before the interrupt: the handler it wakes must not get its own failure out first
+        boolean answer = terminate();
         interrupt();
-        if (terminate()) {
+        if (answer) {
             admission.stats().countTimedOut();
             Duration limit = Objects.requireNonNull(policy.streamMaxDuration());
             WebEvents.timeout(exchange, limit.toNanos());
