@@ -36,7 +36,10 @@ public interface EventStream<T> {
      */
     void produce(Emitter<T> emitter) throws Exception;
 
-    /** Where an {@link EventStream} sends its elements; used by the coroutine that runs {@link #produce}. */
+    /**
+     * Where an {@link EventStream} sends its elements: used by the coroutine that runs {@link #produce}, or by one
+     * thread at a time that it hands the emitter to (Reactive Streams' rule: one element after another).
+     */
     interface Emitter<T> {
 
         /**

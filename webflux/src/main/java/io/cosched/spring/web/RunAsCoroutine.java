@@ -22,8 +22,9 @@ import java.lang.annotation.Target;
  * }</pre>
  *
  * With {@code cosched.web.mode=all} every non-reactive handler runs as a coroutine and the
- * annotation is not needed; with {@code off} it has no effect. A handler that answers with a
- * {@link StreamingResponseBody} or an {@link EventStream} runs as a coroutine without it.
+ * annotation is not needed; with {@code off} it has no effect. A handler that streams (an
+ * {@code InputStream} or {@link MultipartStream} argument, a {@link StreamingResponseBody} or
+ * {@link EventStream} answer) runs as a coroutine without it.
  */
 @Target({ElementType.METHOD, ElementType.TYPE})
 @Retention(RetentionPolicy.RUNTIME)

@@ -1,6 +1,7 @@
 package io.cosched.spring.web.server;
 
 import io.cosched.spring.web.EventStream;
+import io.cosched.spring.web.MultipartStream;
 import io.cosched.spring.web.RunAsCoroutine;
 import io.cosched.spring.web.StreamingResponseBody;
 import org.springframework.core.KotlinDetector;
@@ -10,6 +11,7 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.http.HttpEntity;
 import org.springframework.web.method.HandlerMethod;
 
+import java.io.InputStream;
 import java.lang.reflect.Method;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -17,10 +19,11 @@ import java.util.function.Predicate;
 
 /**
  * Which handler methods run as coroutines: in annotated mode those marked {@link RunAsCoroutine} (on the method
- * or its class), in mode all every one that does not return a reactive type; in both, every one that answers with
- * a stream ({@link StreamingResponseBody}, {@link EventStream}, alone or in a {@code ResponseEntity}), whose
- * producer blocks by design. A marked method that returns a reactive type runs its body in the coroutine, and
- * Spring subscribes to what it returns as usual. Spring asks on every request, so the answer is cached per handler.
+ * or its class), in mode all every one that does not return a reactive type; in both, every one that streams,
+ * whose code blocks by design: it takes its body as a stream ({@code InputStream}, {@link MultipartStream}) or
+ * answers with one ({@link StreamingResponseBody}, {@link EventStream}, alone or in a {@code ResponseEntity}). A
+ * marked method that returns a reactive type runs its body in the coroutine, and Spring subscribes to what it
+ * returns as usual. Spring asks on every request, so the answer is cached per handler.
  */
 final class CoroutineHandlerSelector implements Predicate<HandlerMethod> {
 
@@ -50,7 +53,7 @@ final class CoroutineHandlerSelector implements Predicate<HandlerMethod> {
         if (KotlinDetector.isSuspendingFunction(method)) {
             return false; // Kotlin's own coroutines: they suspend instead of blocking
         }
-        if (answersWithStream(handler)) {
+        if (streams(handler)) {
             return true;
         }
         if (AnnotatedElementUtils.hasAnnotation(method, RunAsCoroutine.class)
@@ -60,7 +63,12 @@ final class CoroutineHandlerSelector implements Predicate<HandlerMethod> {
         return !annotatedOnly && reactiveTypes.getAdapter(method.getReturnType()) == null;
     }
 
-    private static boolean answersWithStream(HandlerMethod handler) {
+    private static boolean streams(HandlerMethod handler) {
+        for (Class<?> parameter : handler.getMethod().getParameterTypes()) {
+            if (parameter == InputStream.class || parameter == MultipartStream.class) {
+                return true;
+            }
+        }
         ResolvableType type = ResolvableType.forMethodReturnType(handler.getMethod());
         if (HttpEntity.class.isAssignableFrom(type.toClass())) {
             type = type.getGeneric();

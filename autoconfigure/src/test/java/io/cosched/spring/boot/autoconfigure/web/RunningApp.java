@@ -52,4 +52,12 @@ final class RunningApp implements BeforeAllCallback, AfterAllCallback, BeforeEac
     <T> T bean(Class<T> type) {
         return context.getBean(type);
     }
+
+    /** Waits until nothing of a test runs on: no coroutine request in flight, no coroutine, no timer pending. */
+    void awaitIdle() throws Exception {
+        io.cosched.spring.web.CoschedWebStats stats = bean(io.cosched.spring.web.CoschedWebStats.class);
+        io.cosched.IOManager io = bean(io.cosched.IOManager.class);
+        Await.until(() -> stats.inFlight() == 0 && io.stats().coroutines() == 0 && io.timers().pending() == 0,
+                () -> stats + " " + io.stats() + ", timers " + io.timers().pending());
+    }
 }

@@ -1,8 +1,6 @@
 package io.cosched.spring.boot.autoconfigure.web;
 
-import io.cosched.IOManager;
 import io.cosched.spring.boot.autoconfigure.web.StreamingHandlers.Probe;
-import io.cosched.spring.web.CoschedWebStats;
 import io.cosched.spring.web.StreamClosedException.Reason;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
@@ -33,10 +31,7 @@ class StreamLimitsWebTest {
 
     @AfterEach
     void nothingLeftRunning() throws Exception {
-        CoschedWebStats stats = app.bean(CoschedWebStats.class);
-        IOManager io = app.bean(IOManager.class);
-        Await.until(() -> stats.inFlight() == 0 && io.stats().coroutines() == 0 && io.timers().pending() == 0,
-                () -> stats + " " + io.stats() + ", timers " + io.timers().pending());
+        app.awaitIdle();
     }
 
     @Test

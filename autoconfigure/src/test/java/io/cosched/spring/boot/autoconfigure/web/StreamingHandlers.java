@@ -89,14 +89,13 @@ class StreamingHandlers {
         return n + " " + Thread.currentThread();
     }
 
-    @RunAsCoroutine
+    /** Not marked: taking its body as a stream makes it a coroutine handler all the same. */
     @PostMapping("/count-body")
     String countBody(@RequestBody InputStream body) throws IOException {
         return body.transferTo(OutputStreams.NULL) + " " + Thread.currentThread();
     }
 
-    /** Each part as name:filename:bytes, form fields as name=value. */
-    @RunAsCoroutine
+    /** Each part as name:filename:bytes, form fields as name=value; a coroutine handler for its MultipartStream. */
     @PostMapping("/parts")
     String parts(MultipartStream parts) throws IOException {
         List<String> seen = new ArrayList<>();

@@ -1,6 +1,5 @@
 package io.cosched.spring.boot.autoconfigure.web;
 
-import io.cosched.IOManager;
 import io.cosched.spring.boot.autoconfigure.web.StreamingHandlers.Probe;
 import io.cosched.spring.web.CoschedWebStats;
 import io.cosched.spring.web.StreamClosedException.Reason;
@@ -49,10 +48,7 @@ class StreamingWebTest {
 
     @AfterEach
     void nothingLeftRunning() throws Exception {
-        CoschedWebStats stats = app.bean(CoschedWebStats.class);
-        IOManager io = app.bean(IOManager.class);
-        Await.until(() -> stats.inFlight() == 0 && io.stats().coroutines() == 0 && io.timers().pending() == 0,
-                () -> stats + " " + io.stats() + ", timers " + io.timers().pending());
+        app.awaitIdle();
     }
 
     // ---- reading
