@@ -1,6 +1,8 @@
 package io.cosched.spring.web;
 
 import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
+import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.web.reactive.function.server.HandlerFilterFunction;
 import org.springframework.web.reactive.function.server.HandlerFunction;
 import org.springframework.web.reactive.function.server.ServerRequest;
@@ -43,6 +45,25 @@ public final class CoroutineHandlers {
     public interface Runner {
         /** Calls {@code call} (which may block) for the request of {@code exchange}; the publisher it returns is the answer. */
         <T> Mono<T> call(ServerWebExchange exchange, Callable<? extends Mono<T>> call);
+
+        /**
+         * The publisher of a streamed answer ({@link StreamingResponseBody} or {@link EventStream}) for the request
+         * of {@code exchange}: produced in the request's coroutine once the handler has returned, when it is one.
+         */
+        default Publisher<?> stream(ServerWebExchange exchange, Object streamedAnswer) {
+            throw new UnsupportedOperationException("streamed bodies need cosched's streaming support (the starter "
+                    + "wires it: a CoroutineHandlers bean made from cosched's CoroutineRequests or StreamingSupport)");
+        }
+    }
+
+    /** A runner that calls blocking handlers on {@code scheduler}; it makes no streamed bodies. */
+    public static Runner onScheduler(Scheduler scheduler) {
+        return new Runner() {
+            @Override
+            public <T> Mono<T> call(ServerWebExchange exchange, Callable<? extends Mono<T>> call) {
+                return Mono.fromCallable(call).flatMap(response -> response).subscribeOn(scheduler);
+            }
+        };
     }
 
     private final Runner runner;
@@ -52,14 +73,9 @@ public final class CoroutineHandlers {
         this.runner = runner;
     }
 
-    /** Handlers run on {@code scheduler}: what the helper does when cosched's coroutine handlers are off. */
+    /** Handlers run on {@code scheduler}, without streamed bodies ({@link #events}, {@link #bytes}). */
     public CoroutineHandlers(Scheduler scheduler) {
-        this.runner = new Runner() {
-            @Override
-            public <T> Mono<T> call(ServerWebExchange exchange, Callable<? extends Mono<T>> call) {
-                return Mono.fromCallable(call).flatMap(response -> response).subscribeOn(scheduler);
-            }
-        };
+        this.runner = onScheduler(scheduler);
     }
 
     /**
@@ -84,6 +100,34 @@ public final class CoroutineHandlers {
         public Mono<T> handle(ServerRequest request) {
             return runner.call(request.exchange(), () -> handler.handle(request));
         }
+    }
+
+    /**
+     * A response body of elements sent by blocking code, for a handler made by {@link #blocking}: {@code producer}
+     * runs in the request's coroutine once the handler has returned, as an annotated handler's {@link EventStream}
+     * does, and its elements are encoded for the response's content type (server-sent events, JSON lines):
+     *
+     * <pre>{@code
+     * .GET("/prices", coroutines.blocking(request -> ok().contentType(MediaType.TEXT_EVENT_STREAM)
+     *         .body(coroutines.events(request, events -> { while (true) events.send(prices.next()); }), Price.class)))
+     * }</pre>
+     *
+     * One streamed body per request.
+     */
+    @SuppressWarnings("unchecked")
+    public <T> Publisher<T> events(ServerRequest request, EventStream<T> producer) {
+        return (Publisher<T>) runner.stream(request.exchange(), producer);
+    }
+
+    /**
+     * A response body of bytes written by blocking code, for a handler made by {@link #blocking}:
+     * {@code ok().body(BodyInserters.fromDataBuffers(coroutines.bytes(request, out -> ...)))}. {@code body} runs in
+     * the request's coroutine once the handler has returned, as an annotated handler's {@link StreamingResponseBody}
+     * does. One streamed body per request.
+     */
+    @SuppressWarnings("unchecked")
+    public Publisher<DataBuffer> bytes(ServerRequest request, StreamingResponseBody body) {
+        return (Publisher<DataBuffer>) runner.stream(request.exchange(), body);
     }
 
     /**

@@ -6,6 +6,7 @@ import io.cosched.spring.web.CoroutineHandlers;
 import io.cosched.spring.web.CoschedWebStats;
 import io.netty.channel.EventLoop;
 import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
 import org.springframework.core.task.AsyncTaskExecutor;
 import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.util.ClassUtils;
@@ -91,7 +92,8 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
     /** Calls {@code handler} in a new coroutine on the loop of {@code exchange}'s connection; for a blocking functional endpoint. */
     @Override
     public <T> Mono<T> call(ServerWebExchange exchange, Callable<? extends Mono<T>> handler) {
-        return run(exchange, coroutine -> Mono.defer(() -> {
+        return serve(exchange, request -> Mono.defer(() -> {
+            exchange.getAttributes().put(FUNCTIONAL_REQUEST, request); // for a streamed body it may answer with
             try {
                 return handler.call();
             } catch (Exception e) {
@@ -99,6 +101,23 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
             }
         }));
     }
+
+    /**
+     * A functional handler's streamed body: produced in its request's coroutine when the handler runs as one
+     * ({@link #call}), else detached, as a coroutine of its own.
+     */
+    @Override
+    public Publisher<?> stream(ServerWebExchange exchange, Object streamedAnswer) {
+        RequestCoroutine<?> request = exchange.getAttribute(FUNCTIONAL_REQUEST);
+        if (request == null) {
+            return StreamingSupport.detached(streamedAnswer, exchange, io, policy.streams());
+        }
+        ResponseStream<?> stream = ResponseStreams.create(streamedAnswer, request, exchange);
+        request.streamResponse(stream);
+        return stream;
+    }
+
+    private static final String FUNCTIONAL_REQUEST = CoroutineRequests.class.getName() + ".request";
 
     /** Spring's adapter for annotated handlers, which runs the {@link #selector() selected} ones as coroutine requests. */
     public RequestMappingHandlerAdapter handlerAdapter() {

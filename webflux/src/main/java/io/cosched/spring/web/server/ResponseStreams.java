@@ -11,6 +11,9 @@ import org.springframework.util.ClassUtils;
 import org.springframework.web.reactive.HandlerResult;
 import org.springframework.web.server.ServerWebExchange;
 
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+
 /**
  * Where a handler's streamed answer meets its request: the answer is told apart from others, and a coroutine
  * request's stream is made and bound to it while the handler's coroutine still runs, for the
@@ -58,6 +61,15 @@ final class ResponseStreams {
         }
         EventStream<Object> events = (EventStream) body;
         return new ResponseStream<>(body, request, events::produce, ResponseStreams::discard, abort);
+    }
+
+    /** Starts the producer of a stream that belongs to no coroutine request on {@code producers}. */
+    static void start(ResponseStream<?> stream, Executor producers) {
+        try {
+            producers.execute(stream::produce);
+        } catch (RejectedExecutionException stopping) {
+            stream.fail(stopping);
+        }
     }
 
     /** What closes the request's connection (an HTTP/2 stream: resets it), or null when it is not Reactor Netty's. */

@@ -26,7 +26,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Writes what a handler answered with as a stream: a {@link StreamingResponseBody} as bytes, an {@link EventStream}
@@ -88,7 +87,7 @@ final class StreamResultHandler extends AbstractMessageWriterResultHandler imple
         if (own) {
             ResponseStream<?> s = stream;
             // the producer starts when Spring subscribes to the write, not before: it could not send anyway
-            write = write.doOnSubscribe(subscription -> startDetached(s));
+            write = write.doOnSubscribe(subscription -> ResponseStreams.start(s, detached));
         }
         return write;
     }
@@ -129,13 +128,5 @@ final class StreamResultHandler extends AbstractMessageWriterResultHandler imple
             }
         }
         return null;
-    }
-
-    private void startDetached(ResponseStream<?> stream) {
-        try {
-            detached.execute(stream::produce);
-        } catch (RejectedExecutionException stopping) {
-            stream.fail(stopping);
-        }
     }
 }

@@ -1,5 +1,6 @@
 package io.cosched.spring.web.server;
 
+import io.cosched.spring.web.CoroutineHandlers;
 import io.cosched.spring.web.EventStream;
 import io.cosched.spring.web.MultipartStream;
 import io.cosched.spring.web.StreamingResponseBody;
@@ -9,10 +10,16 @@ import org.springframework.http.codec.ServerCodecConfigurer;
 import org.springframework.web.reactive.HandlerResultHandler;
 import org.springframework.web.reactive.accept.RequestedContentTypeResolver;
 import org.springframework.web.reactive.result.method.HandlerMethodArgumentResolver;
+import org.reactivestreams.Publisher;
+import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebExceptionHandler;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
 
 import java.io.InputStream;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
@@ -63,5 +70,34 @@ public final class StreamingSupport {
     /** Answers a streamed body over a limit 413, malformed 400, sent too slowly 408, as Spring answers a {@code @RequestBody}'s. */
     public WebExceptionHandler exceptionHandler() {
         return new StreamErrors();
+    }
+
+    /**
+     * For the {@link CoroutineHandlers} helper without coroutine requests: blocking handler functions called on
+     * {@code scheduler}, their streamed bodies produced on {@link #StreamingSupport this support's} executor.
+     */
+    public CoroutineHandlers.Runner runnerOn(Scheduler scheduler) {
+        CoroutineHandlers.Runner calls = CoroutineHandlers.onScheduler(scheduler);
+        return new CoroutineHandlers.Runner() {
+            @Override
+            public <T> Mono<T> call(ServerWebExchange exchange, Callable<? extends Mono<T>> call) {
+                return calls.call(exchange, call);
+            }
+
+            @Override
+            public Publisher<?> stream(ServerWebExchange exchange, Object streamedAnswer) {
+                return detached(streamedAnswer, exchange, detached, limits);
+            }
+        };
+    }
+
+    /**
+     * A streamed answer ({@code StreamingResponseBody}, {@code EventStream}) of no coroutine request, produced on
+     * {@code producers} once subscribed to, with the idle limit of {@code limits} only.
+     */
+    static Publisher<?> detached(Object streamedAnswer, ServerWebExchange exchange, Executor producers, StreamLimits limits) {
+        long idle = limits.idleTimeout() == null ? 0 : limits.idleTimeout().toNanos();
+        ResponseStream<?> stream = ResponseStreams.create(streamedAnswer, StreamRequest.detached(idle, exchange.getResponse()), exchange);
+        return Flux.from(stream).doOnSubscribe(s -> ResponseStreams.start(stream, producers));
     }
 }

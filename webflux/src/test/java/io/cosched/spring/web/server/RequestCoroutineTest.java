@@ -49,7 +49,9 @@ class RequestCoroutineTest {
     }
 
     private CoroutineRequests requests(@Nullable Duration timeout, @Nullable Integer maxInFlight, boolean cancelOnDisconnect) {
-        io = IOManager.builder().name("requests").threads(1).build();
+        // no stall watchdog: a test holds the loop on purpose, and on a busy machine the watchdog would move the
+        // request's coroutine to run elsewhere meanwhile
+        io = IOManager.builder().name("requests").threads(1).stallThreshold(Duration.ZERO).build();
         io.start();
         return new CoroutineRequests(io, stats, timeout, maxInFlight, cancelOnDisconnect, false, StreamLimits.DEFAULT);
     }

@@ -59,11 +59,11 @@ import java.util.concurrent.Executor;
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
 public final class CoschedWebFluxAutoConfiguration {
 
-    /** Without coroutine handlers: the helper runs blocking handlers on boundedElastic. */
+    /** Without coroutine handlers: the helper runs blocking handlers on boundedElastic, streamed bodies detached. */
     @Bean
     @ConditionalOnMissingBean
-    CoroutineHandlers coroutineHandlers() {
-        return new CoroutineHandlers(Schedulers.boundedElastic());
+    CoroutineHandlers coroutineHandlers(StreamingSupport streaming) {
+        return new CoroutineHandlers(streaming.runnerOn(Schedulers.boundedElastic()));
     }
 
     /**

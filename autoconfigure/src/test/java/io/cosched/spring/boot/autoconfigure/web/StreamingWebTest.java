@@ -212,6 +212,17 @@ class StreamingWebTest {
     }
 
     @Test
+    void functionalHandlersStreamTheirBodiesFromTheirCoroutinesToo() throws Exception {
+        HttpResponse<String> events = get("/fn/events");
+        assertThat(events.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("text/event-stream"));
+        assertThat(events.body()).startsWith("data:first ").endsWith("\n\ndata:second\n\n");
+        assertCoroutine(events.body().substring("data:first ".length(), events.body().indexOf('\n')));
+        HttpResponse<String> bytes = get("/fn/bytes");
+        assertThat(bytes.body()).startsWith("bytes by ");
+        assertCoroutine(bytes.body().substring("bytes by ".length()));
+    }
+
+    @Test
     void aReactiveHandlerMarkedRunAsCoroutineRunsItsBodyInACoroutine() throws Exception {
         HttpResponse<String> r = get("/s/reactive-marked");
         assertThat(r.statusCode()).isEqualTo(200);

@@ -36,6 +36,11 @@ class WebModesAndLifecycleTest {
             assertThat(context.getBeansOfType(CoschedWebStats.class)).isEmpty();
             // the functional helper still works, off the loops
             assertThat(http.get("/fn/thread").body()).contains("boundedElastic");
+            // streamed answers too, their producers detached from the request: coroutines of the IOManager
+            assertThat(http.get("/s/download").body()).startsWith("report by VirtualThread[");
+            assertThat(http.get("/fn/events").body()).startsWith("data:first VirtualThread[").endsWith("data:second\n\n");
+            // a body stream read on the connection's own loop would wait for itself: refused, with the fix named
+            assertThat(http.post("/s/count-body", "abc").statusCode()).isEqualTo(500);
         }
     }
 

@@ -105,6 +105,15 @@ public class WebTestApp {
     RouterFunction<ServerResponse> functionalRoutes(CoroutineHandlers coroutines) {
         return route()
                 .GET("/fn/thread", coroutines.blocking(request -> ok().bodyValue(Thread.currentThread().toString())))
+                // streamed bodies of functional handlers, produced in the request's coroutine
+                .GET("/fn/events", coroutines.blocking(request -> ok().contentType(org.springframework.http.MediaType.TEXT_EVENT_STREAM)
+                        .body(coroutines.events(request, events -> {
+                            events.send("first " + Thread.currentThread());
+                            events.send("second");
+                        }), String.class)))
+                .GET("/fn/bytes", coroutines.blocking(request -> ok().contentType(org.springframework.http.MediaType.TEXT_PLAIN)
+                        .body(org.springframework.web.reactive.function.BodyInserters.fromDataBuffers(coroutines.bytes(request,
+                                out -> out.write(("bytes by " + Thread.currentThread()).getBytes(java.nio.charset.StandardCharsets.UTF_8)))))))
                 .build()
                 .and(route()
                         .GET("/fn/filtered", request -> ok().bodyValue(Thread.currentThread().toString()))
