@@ -10,7 +10,7 @@ import reactor.core.CoreSubscriber;
 import java.io.IOException;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
@@ -33,11 +33,13 @@ final class PullSubscriber<T> implements CoreSubscriber<T> {
     // many writers (the publisher), two pollers (the reader, and a close racing a late element): not SPSC
     private final Queue<T> queue = new ConcurrentLinkedQueue<>();
 
+    private final StreamWaiter waiting;
+
     private volatile @Nullable Subscription upstream;
     private volatile boolean done;
     private @Nullable Throwable failure; // written before done
     private volatile boolean closed;
-    private volatile @Nullable Thread waiter;
+    private final BooleanSupplier nothingYet = () -> queue.isEmpty() && !done;
     private boolean subscribed; // reader only
     private int taken;          // reader only: taken since the last request
 
@@ -49,6 +51,7 @@ final class PullSubscriber<T> implements CoreSubscriber<T> {
         this.prefetch = prefetch;
         this.replenish = Math.max(1, prefetch - (prefetch >> 2));
         this.what = what;
+        this.waiting = new StreamWaiter(request, null);
     }
 
     /**
@@ -71,50 +74,48 @@ final class PullSubscriber<T> implements CoreSubscriber<T> {
             request.closeAtEnd(this);
             source.subscribe(this);
         }
-        long idle = request.idleNanos();
-        long deadline = idle > 0 ? System.nanoTime() + idle : 0;
-        for (;;) {
-            boolean interrupted = Thread.interrupted();
-            if (interrupted || request.endedBy() != null) {
-                close();
-                throw request.closed(what); // which keeps an interrupt of unknown cause for the caller
-            }
-            T t = queue.poll();
-            if (t != null) {
-                if (++taken == replenish) {
-                    taken = 0;
-                    Subscription s = upstream;
-                    if (s != null) {
-                        s.request(replenish);
+        boolean waited = false; // a wait for the client begins at the first park, not on every read
+        try {
+            for (;;) {
+                boolean interrupted = Thread.interrupted();
+                if (interrupted || request.endedBy() != null) {
+                    close();
+                    throw request.closed(what); // which keeps an interrupt of unknown cause for the caller
+                }
+                T t = queue.poll();
+                if (t != null) {
+                    if (++taken == replenish) {
+                        taken = 0;
+                        Subscription s = upstream;
+                        if (s != null) {
+                            s.request(replenish);
+                        }
                     }
+                    return t;
                 }
-                return t;
-            }
-            if (done) {
-                if (!queue.isEmpty()) {
-                    continue; // arrived before the end was signalled
-                }
-                Throwable f = failure;
-                if (f != null) {
-                    throw new BodyReadException(what + " failed: " + f, f);
-                }
-                return null;
-            }
-            waiter = Thread.currentThread();
-            if (queue.isEmpty() && !done) {
-                if (deadline == 0) {
-                    LockSupport.park(this);
-                } else {
-                    long left = deadline - System.nanoTime();
-                    if (left <= 0) {
-                        waiter = null;
-                        close();
-                        throw new StreamClosedException(Reason.IDLE_TIMEOUT, what + ": " + StreamRequest.message(Reason.IDLE_TIMEOUT));
+                if (done) {
+                    if (!queue.isEmpty()) {
+                        continue; // arrived before the end was signalled
                     }
-                    LockSupport.parkNanos(this, left);
+                    Throwable f = failure;
+                    if (f != null) {
+                        throw new BodyReadException(what + " failed: " + f, f);
+                    }
+                    return null;
+                }
+                if (!waited) {
+                    waited = true;
+                    waiting.begin();
+                }
+                if (!waiting.park(this, nothingYet)) {
+                    close();
+                    throw new StreamClosedException(Reason.IDLE_TIMEOUT, what + ": " + StreamRequest.message(Reason.IDLE_TIMEOUT));
                 }
             }
-            waiter = null;
+        } finally {
+            if (waited) {
+                waiting.end();
+            }
         }
     }
 
@@ -124,6 +125,7 @@ final class PullSubscriber<T> implements CoreSubscriber<T> {
             return;
         }
         closed = true;
+        waiting.close();
         Subscription s = upstream;
         if (s != null) {
             s.cancel();
@@ -139,10 +141,7 @@ final class PullSubscriber<T> implements CoreSubscriber<T> {
     }
 
     private void wake() {
-        Thread w = waiter;
-        if (w != null) {
-            LockSupport.unpark(w);
-        }
+        waiting.wake();
     }
 
     @Override

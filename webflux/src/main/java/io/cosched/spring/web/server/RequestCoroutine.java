@@ -3,6 +3,7 @@ package io.cosched.spring.web.server;
 import io.cosched.Coroutine;
 import io.cosched.Coroutines;
 import io.cosched.Timer;
+import io.cosched.TimerManager;
 import io.cosched.spring.web.StreamClosedException.Reason;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -404,6 +405,11 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
     @Override
     public long idleNanos() {
         return policy.streamIdleNanos();
+    }
+
+    @Override
+    public TimerManager timers() {
+        return admission.io().timers();
     }
 
     @Override

@@ -15,8 +15,9 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 /**
  * A streamed response: the publisher Spring writes (it subscribes on the loop once the handler's outcome is
@@ -46,23 +47,30 @@ final class ResponseStream<T> implements Publisher<T>, Subscription, EventStream
     private final Producer<T> producer;
     private final Consumer<? super T> discard; // for an element that could not be sent
     private final @Nullable Runnable abort;     // closes the connection; null when the server is not known
+    private final StreamWaiter waiting;
 
     private final AtomicLong requested = new AtomicLong();
     private volatile @Nullable Subscriber<? super T> subscriber;
     private volatile boolean ready;           // onSubscribe has returned: signals may flow
     private volatile boolean cancelled;       // cancelled by the subscriber, or nobody will subscribe
     private volatile boolean terminated;      // a terminal signal went out
-    private volatile @Nullable Thread waiter;
     private @Nullable Throwable early;        // guarded by this: a failure before the subscriber was ready
     private boolean begun;                    // producer only: passed beginStream
+    private final BooleanSupplier noDemand = () -> !cancelled && !(ready && requested.get() > 0);
+    private final BooleanSupplier notSubscribed = () -> !cancelled && !ready;
 
+    /**
+     * @param progress the connection's bytes still to be written, or null: how the idle limit tells a client that
+     *                 reads slowly from one that reads nothing
+     */
     ResponseStream(Object body, StreamRequest request, Producer<T> producer, Consumer<? super T> discard,
-            @Nullable Runnable abort) {
+            @Nullable Runnable abort, @Nullable LongSupplier progress) {
         this.body = body;
         this.request = request;
         this.producer = producer;
         this.discard = discard;
         this.abort = abort;
+        this.waiting = new StreamWaiter(request, progress);
     }
 
     Object body() {
@@ -138,6 +146,14 @@ final class ResponseStream<T> implements Publisher<T>, Subscription, EventStream
 
     /** Runs the handler's code; then completes the response, or fails it with what the code threw. */
     void produce() {
+        try {
+            produceAndEnd();
+        } finally {
+            waiting.close();
+        }
+    }
+
+    private void produceAndEnd() {
         Throwable failure = null;
         try {
             producer.produce(this);
@@ -213,20 +229,29 @@ final class ResponseStream<T> implements Publisher<T>, Subscription, EventStream
      * request is ending, the coroutine was interrupted, or the client took nothing for the idle limit.
      */
     private void awaitDemand() throws IOException {
-        long idle = request.idleNanos();
-        long deadline = idle > 0 ? System.nanoTime() + idle : 0;
-        for (;;) {
-            boolean interrupted = Thread.interrupted();
-            if (cancelled || interrupted || request.endedBy() != null) {
-                throw cancelled && request.endedBy() == null
-                        ? new StreamClosedException(Reason.CLIENT_GONE, "send: " + StreamRequest.message(Reason.CLIENT_GONE))
-                        : request.closed("send");
+        boolean waited = false; // a wait for the client begins at the first park, not on every send
+        try {
+            for (;;) {
+                boolean interrupted = Thread.interrupted();
+                if (cancelled || interrupted || request.endedBy() != null) {
+                    throw cancelled && request.endedBy() == null
+                            ? new StreamClosedException(Reason.CLIENT_GONE, "send: " + StreamRequest.message(Reason.CLIENT_GONE))
+                            : request.closed("send");
+                }
+                if (ready && requested.get() > 0) {
+                    return;
+                }
+                if (!waited) {
+                    waited = true;
+                    waiting.begin();
+                }
+                if (!waiting.park(this, noDemand)) {
+                    throw new StreamClosedException(Reason.IDLE_TIMEOUT, "send: " + StreamRequest.message(Reason.IDLE_TIMEOUT));
+                }
             }
-            if (ready && requested.get() > 0) {
-                return;
-            }
-            if (!park(deadline, true)) {
-                throw new StreamClosedException(Reason.IDLE_TIMEOUT, "send: " + StreamRequest.message(Reason.IDLE_TIMEOUT));
+        } finally {
+            if (waited) {
+                waiting.end();
             }
         }
     }
@@ -239,7 +264,7 @@ final class ResponseStream<T> implements Publisher<T>, Subscription, EventStream
     private boolean awaitSubscriber() {
         boolean interrupted = false;
         while (!ready && !cancelled) {
-            park(0, false);
+            waiting.parkUntimed(this, notSubscribed);
             interrupted |= Thread.interrupted();
         }
         if (interrupted) {
@@ -248,36 +273,7 @@ final class ResponseStream<T> implements Publisher<T>, Subscription, EventStream
         return ready;
     }
 
-    /**
-     * One park of the producer until woken, or {@code deadline} (0: none) passes: false then. What it waits for
-     * (the subscriber, and with {@code demand} a request) is checked again once it is the waiter, so that a
-     * wake-up that came in between is not lost.
-     */
-    private boolean park(long deadline, boolean demand) {
-        waiter = Thread.currentThread();
-        try {
-            if (cancelled || ready && (!demand || requested.get() > 0)) {
-                return true;
-            }
-            if (deadline == 0) {
-                LockSupport.park(this);
-                return true;
-            }
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                return false;
-            }
-            LockSupport.parkNanos(this, left);
-            return true;
-        } finally {
-            waiter = null;
-        }
-    }
-
     private void wake() {
-        Thread w = waiter;
-        if (w != null) {
-            LockSupport.unpark(w);
-        }
+        waiting.wake();
     }
 }

@@ -2,6 +2,8 @@ package io.cosched.spring.web.server;
 
 import io.cosched.spring.web.EventStream;
 import io.cosched.spring.web.StreamingResponseBody;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOutboundBuffer;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
@@ -13,6 +15,7 @@ import org.springframework.web.server.ServerWebExchange;
 
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.LongSupplier;
 
 /**
  * Where a handler's streamed answer meets its request: the answer is told apart from others, and a coroutine
@@ -54,13 +57,16 @@ final class ResponseStreams {
 
     @SuppressWarnings({"unchecked", "rawtypes"})
     static ResponseStream<?> create(Object body, StreamRequest request, ServerWebExchange exchange) {
-        Runnable abort = abort(exchange);
+        Channel channel = channel(exchange);
+        Runnable abort = channel == null ? null : channel::close; // an HTTP/2 stream's channel: resets the stream
+        LongSupplier progress = channel == null ? null : () -> pendingWrites(channel);
         if (body instanceof StreamingResponseBody bytes) {
             return new ResponseStream<DataBuffer>(body, request,
-                    ChunkedOutputStream.producer(bytes, exchange.getResponse().bufferFactory()), DataBufferUtils::release, abort);
+                    ChunkedOutputStream.producer(bytes, exchange.getResponse().bufferFactory()), DataBufferUtils::release,
+                    abort, progress);
         }
         EventStream<Object> events = (EventStream) body;
-        return new ResponseStream<>(body, request, events::produce, ResponseStreams::discard, abort);
+        return new ResponseStream<>(body, request, events::produce, ResponseStreams::discard, abort, progress);
     }
 
     /** Starts the producer of a stream that belongs to no coroutine request on {@code producers}. */
@@ -72,18 +78,27 @@ final class ResponseStreams {
         }
     }
 
-    /** What closes the request's connection (an HTTP/2 stream: resets it), or null when it is not Reactor Netty's. */
-    private static @Nullable Runnable abort(ServerWebExchange exchange) {
+    /** The request's channel, or null when its server is not Reactor Netty's. */
+    private static @Nullable Channel channel(ServerWebExchange exchange) {
         if (!REACTOR_NETTY) {
             return null;
         }
         try {
             return ServerHttpRequestDecorator.getNativeRequest(exchange.getRequest()) instanceof reactor.netty.Connection c
-                    ? () -> c.channel().close()
+                    ? c.channel()
                     : null;
         } catch (IllegalArgumentException | IllegalStateException noServer) {
             return null;
         }
+    }
+
+    /**
+     * The bytes written to the channel but not yet taken by the socket: it shrinks as the client reads. Read from a
+     * loop timer; a stale read of the counter only delays the judgement by one look.
+     */
+    private static long pendingWrites(Channel channel) {
+        ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
+        return out == null ? -1 : out.totalPendingWriteBytes();
     }
 
     private static final boolean REACTOR_NETTY =

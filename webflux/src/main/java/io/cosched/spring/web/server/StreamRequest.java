@@ -1,5 +1,6 @@
 package io.cosched.spring.web.server;
 
+import io.cosched.TimerManager;
 import io.cosched.spring.web.StreamClosedException;
 import io.cosched.spring.web.StreamClosedException.Reason;
 import org.jspecify.annotations.Nullable;
@@ -30,6 +31,9 @@ interface StreamRequest {
 
     /** How long one read or write may wait for the client; 0 for no limit. */
     long idleNanos();
+
+    /** The timers that watch the idle limit (the request's loop's); null: each wait is a timed park. */
+    @Nullable TimerManager timers();
 
     /** The response stream lost its subscriber: the client went away, or the write failed. */
     void streamCancelled();
@@ -82,6 +86,11 @@ interface StreamRequest {
             @Override
             public long idleNanos() {
                 return idleNanos;
+            }
+
+            @Override
+            public @Nullable TimerManager timers() {
+                return null;
             }
 
             @Override

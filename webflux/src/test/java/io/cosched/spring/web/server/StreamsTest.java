@@ -149,7 +149,7 @@ class StreamsTest {
                 s.send(i);
                 sent.incrementAndGet();
             }
-        }, e -> { }, null);
+        }, e -> { }, null, null);
         Sink sink = new Sink();
         Coroutine<?> producer = io.spawn(stream::produce);
         stream.subscribe(sink);
@@ -177,7 +177,7 @@ class StreamsTest {
                 ended.add(e);
                 throw e;
             }
-        }, e -> { }, null);
+        }, e -> { }, null, null);
         Sink sink = new Sink();
         io.spawn(stream::produce);
         stream.subscribe(sink);
@@ -204,7 +204,7 @@ class StreamsTest {
                 ended.add(e);
                 throw e;
             }
-        }, e -> { }, null);
+        }, e -> { }, null, null);
         stream.fail(new IllegalStateException("timed out")); // before Spring subscribed: kept for it
         Sink sink = new Sink();
         io.spawn(stream::produce);
@@ -224,7 +224,7 @@ class StreamsTest {
         ResponseStream<String> stream = new ResponseStream<>("body", request, s -> {
             s.send("first");
             s.send("second"); // never asked for
-        }, e -> { }, () -> aborted.set(true));
+        }, e -> { }, () -> aborted.set(true), null);
         Sink sink = new Sink();
         Coroutine<?> producer = io.spawn(stream::produce);
         stream.subscribe(sink);
@@ -236,8 +236,32 @@ class StreamsTest {
     }
 
     @Test
+    void aClientThatReadsSlowlyButSteadilyIsNotIdle() throws Exception {
+        // the socket empties a little every 50 ms, while no demand comes for longer than the 200 ms limit
+        AtomicLong pending = new AtomicLong(1_000_000);
+        ResponseStream<String> stream = new ResponseStream<>("body", new FakeRequest(TimeUnit.MILLISECONDS.toNanos(200)), s -> {
+            s.send("first");
+            s.send("second");
+        }, e -> { }, null, () -> pending.addAndGet(-1000));
+        Sink sink = new Sink();
+        Coroutine<?> producer = io.spawn(stream::produce);
+        stream.subscribe(sink);
+        sink.subscription.request(1);
+        assertThat(sink.next()).isEqualTo("next first");
+        long started = System.nanoTime();
+        while (System.nanoTime() - started < TimeUnit.MILLISECONDS.toNanos(600)) { // three limits' worth
+            assertThat(producer.toFuture()).as("the producer waits on").isNotDone();
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+        }
+        sink.subscription.request(1);
+        assertThat(sink.next()).isEqualTo("next second");
+        assertThat(sink.next()).isEqualTo("complete");
+        producer.join();
+    }
+
+    @Test
     void nobodySubscribingEndsAProducerWaitingForItsFirstDemand() throws Exception {
-        ResponseStream<String> stream = new ResponseStream<>("body", new FakeRequest(0), s -> s.send("x"), e -> { }, null);
+        ResponseStream<String> stream = new ResponseStream<>("body", new FakeRequest(0), s -> s.send("x"), e -> { }, null, null);
         Coroutine<?> producer = io.spawn(stream::produce);
         stream.abandon(); // whether the producer waits already or not yet
         producer.join();
@@ -247,7 +271,9 @@ class StreamsTest {
     // ---- test doubles
 
     /** A request with no timeout that has begun or not as told. */
-    private static final class FakeRequest implements StreamRequest {
+    private final io.cosched.TimerManager timers = io.timers();
+
+    private final class FakeRequest implements StreamRequest {
         private final long idleNanos;
         volatile boolean expired;
         volatile boolean begun;
@@ -286,6 +312,11 @@ class StreamsTest {
 
         @Override
         public void closeAtEnd(PullSubscriber<?> reader) {
+        }
+
+        @Override
+        public io.cosched.TimerManager timers() {
+            return timers;
         }
     }
 
