@@ -2,6 +2,7 @@ package io.cosched.bench.mvc;
 
 import io.cosched.bench.http.Backends;
 import io.cosched.bench.http.BlockingEndpoints;
+import io.cosched.bench.http.StreamCounters;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Import;
@@ -15,7 +16,7 @@ import org.springframework.web.bind.annotation.RestController;
  */
 @SpringBootApplication
 @RestController
-@Import(Backends.class)
+@Import({Backends.class, StreamCounters.class})
 public class MvcBenchApp extends BlockingEndpoints {
 
     public MvcBenchApp(Backends backends) {
