@@ -6,7 +6,7 @@
 #   benchmarks/stream.sh           3 rounds (about 30 minutes)
 #   benchmarks/stream.sh --quick   1 round, short windows (about 5 minutes), for a rough look
 #   STREAM_VARIANTS="cosched reactive" STREAM_SCENARIOS="upload" benchmarks/stream.sh   a subset
-#   STREAM_SERVER_ARGS="--cosched.web.stream.idle-timeout=0" benchmarks/stream.sh   more arguments for every server
+#   STREAM_SERVER_ARGS="--cosched.web.stream.read-timeout=0" benchmarks/stream.sh   more arguments for every server
 #   (STREAM_ROUNDS and STREAM_SSE_CONNECTIONS override the rounds and sse-slow's 1,000 connections)
 #
 # Scenarios, each in a fresh JVM per variant and round, the variants interleaved (A B C, B C A, C A B):
@@ -42,9 +42,8 @@
 # in the kernel before any stack sees backpressure. With about 750 events buffered between producer and client,
 # a producer waits minutes for the next demand of a client that reads one a second: Tomcat's limit on a write
 # that waits (its connection timeout, 60 s) would close the stream mid-window, so it is an hour here
-# (STREAM_SSE_LIMITS=defaults keeps it, to see that happen: producers at the end < connections). cosched keeps
-# its default cosched.web.stream.idle-timeout (60 s): it counts a client that empties its socket slowly as
-# taking, not idle.
+# (STREAM_SSE_LIMITS=defaults keeps it, to see that happen: producers at the end < connections). cosched has no
+# such limit by default (cosched.web.stream.write-timeout).
 #
 # Pinning as in benchmarks/run.sh: the server on core 0; the load, jcmd and jstat on core 1.
 set -euo pipefail

@@ -47,7 +47,7 @@ public interface EventStream<T> {
          * the calling coroutine until it can. The element is then on its way; Spring flushes each one.
          *
          * @throws StreamClosedException when the stream has ended: the client went away, it took nothing for
-         *                               {@code cosched.web.stream.idle-timeout}, or the stream ran past
+         *                               {@code cosched.web.stream.write-timeout}, or the stream ran past
          *                               {@code cosched.web.stream.max-duration}
          * @throws java.io.InterruptedIOException when the coroutine was interrupted while it waited
          */

@@ -31,7 +31,7 @@ import java.io.InputStream;
  * <p>Spring Boot's multipart limits apply as Spring applies them to streamed parts
  * ({@code spring.webflux.multipart.max-parts}, {@code max-headers-size}, {@code max-in-memory-size} for form
  * fields, {@code max-disk-usage-per-part} for a part's content): a part over a limit makes the read throw, and a
- * handler that lets it propagate answers 413. Reads wait at most {@code cosched.web.stream.idle-timeout} for the
+ * handler that lets it propagate answers 413. Reads wait at most {@code cosched.web.stream.read-timeout} for the
  * client's next bytes.
  */
 public interface MultipartStream {

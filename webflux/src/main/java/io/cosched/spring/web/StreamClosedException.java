@@ -19,7 +19,7 @@ public final class StreamClosedException extends IOException {
         CLIENT_GONE,
         /** {@code cosched.web.request-timeout} passed before the stream began. */
         REQUEST_TIMEOUT,
-        /** The client sent nothing, or took nothing, for {@code cosched.web.stream.idle-timeout}. */
+        /** The client sent nothing for {@code cosched.web.stream.read-timeout}, or took nothing for {@code write-timeout}. */
         IDLE_TIMEOUT,
         /** The request ran past {@code cosched.web.stream.max-duration}. */
         MAX_DURATION

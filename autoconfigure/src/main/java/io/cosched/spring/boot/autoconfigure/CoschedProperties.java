@@ -278,21 +278,33 @@ public class CoschedProperties {
      */
     public static class Stream {
 
+        /** How long one read of a body stream may wait for the client's next bytes; past it the request is answered 408. 0 for no limit. */
+        private Duration readTimeout = Duration.ofSeconds(60);
+
         /**
-         * How long one read may wait for the client's next bytes, or one write for the client to take more; past it
-         * the stream ends (408 while reading a body, else the connection closes). 0 for no limit.
+         * How long one write of a streamed response may wait for the client to take more while its connection shows
+         * no progress either; past it the stream is cut (the connection closes). None by default: socket buffers hide
+         * a slowly reading client from a stalled one for minutes.
          */
-        private Duration idleTimeout = Duration.ofSeconds(60);
+        private @Nullable Duration writeTimeout;
 
         /** How long a request may stream in all, from the moment it begins to; past it its coroutine is interrupted. None by default. */
         private @Nullable Duration maxDuration;
 
-        public Duration getIdleTimeout() {
-            return idleTimeout;
+        public Duration getReadTimeout() {
+            return readTimeout;
         }
 
-        public void setIdleTimeout(Duration idleTimeout) {
-            this.idleTimeout = Arguments.nonNegative("stream.idle-timeout", idleTimeout);
+        public void setReadTimeout(Duration readTimeout) {
+            this.readTimeout = Arguments.nonNegative("stream.read-timeout", readTimeout);
+        }
+
+        public @Nullable Duration getWriteTimeout() {
+            return writeTimeout;
+        }
+
+        public void setWriteTimeout(@Nullable Duration writeTimeout) {
+            this.writeTimeout = writeTimeout == null ? null : Arguments.positive("stream.write-timeout", writeTimeout);
         }
 
         public @Nullable Duration getMaxDuration() {
@@ -305,7 +317,7 @@ public class CoschedProperties {
 
         /** As the web module takes them. */
         public StreamLimits limits() {
-            return new StreamLimits(idleTimeout.isZero() ? null : idleTimeout, maxDuration);
+            return new StreamLimits(readTimeout.isZero() ? null : readTimeout, writeTimeout, maxDuration);
         }
     }
 

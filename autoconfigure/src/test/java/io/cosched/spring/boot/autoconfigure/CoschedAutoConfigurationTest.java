@@ -221,15 +221,19 @@ class CoschedAutoConfigurationTest {
     }
 
     @Test
-    void failsToStartOnANegativeStreamIdleTimeoutAndZeroMeansNoLimit(CapturedOutput output) {
-        assertStartupFails(output, "cosched.web.stream.idle-timeout=-1s", "Property: cosched.web.stream.idle-timeout",
-                "stream.idle-timeout: PT-1S (expected: >= 0)");
+    void failsToStartOnANegativeStreamReadTimeoutAndZeroMeansNoLimit(CapturedOutput output) {
+        assertStartupFails(output, "cosched.web.stream.read-timeout=-1s", "Property: cosched.web.stream.read-timeout",
+                "stream.read-timeout: PT-1S (expected: >= 0)");
+        assertStartupFails(output, "cosched.web.stream.write-timeout=0s", "Property: cosched.web.stream.write-timeout",
+                "stream.write-timeout: PT0S (expected: > 0)");
         assertStartupFails(output, "cosched.web.stream.max-duration=0s", "Property: cosched.web.stream.max-duration",
                 "stream.max-duration: PT0S (expected: > 0)");
         new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(CoschedAutoConfiguration.class))
-                .withPropertyValues("cosched.web.stream.idle-timeout=0", "cosched.web.stream.max-duration=30m")
+                .withPropertyValues("cosched.web.stream.read-timeout=0", "cosched.web.stream.write-timeout=5m",
+                        "cosched.web.stream.max-duration=30m")
                 .run(context -> assertThat(context.getBean(CoschedProperties.class).getWeb().getStream().limits())
-                        .isEqualTo(new io.cosched.spring.web.server.StreamLimits(null, java.time.Duration.ofMinutes(30))));
+                        .isEqualTo(new io.cosched.spring.web.server.StreamLimits(null, java.time.Duration.ofMinutes(5),
+                                java.time.Duration.ofMinutes(30))));
     }
 
     @Test

@@ -32,21 +32,21 @@ final class BodyStreams {
     private BodyStreams() {
     }
 
-    static InputStream body(ServerHttpRequest request, ServerHttpResponse response, long detachedIdleNanos) {
+    static InputStream body(ServerHttpRequest request, ServerHttpResponse response, StreamLimits detachedLimits) {
         ServerHttpRequest raw = raw(request);
-        StreamRequest owner = owner(request, response, detachedIdleNanos, "an InputStream request body");
+        StreamRequest owner = owner(request, response, detachedLimits, "an InputStream request body");
         return BodyInputStream.of(new PullSubscriber<DataBuffer>(raw.getBody(), owner, BodyInputStream.PREFETCH,
                 DataBufferUtils::release, "reading the request body"));
     }
 
     static MultipartStream parts(ServerHttpRequest request, ServerHttpResponse response, PartEventHttpMessageReader reader,
-            long detachedIdleNanos) {
+            StreamLimits detachedLimits) {
         MediaType type = request.getHeaders().getContentType();
         if (type == null || !"multipart".equals(type.getType())) {
             throw new UnsupportedMediaTypeStatusException(type, List.of(MediaType.MULTIPART_FORM_DATA));
         }
         ServerHttpRequest raw = raw(request);
-        StreamRequest owner = owner(request, response, detachedIdleNanos, "a MultipartStream");
+        StreamRequest owner = owner(request, response, detachedLimits, "a MultipartStream");
         return new StreamedParts(new PullSubscriber<>(reader.read(ResolvableType.forClass(PartEvent.class), raw, Hints.none()),
                 owner, StreamedParts.PREFETCH, StreamedParts::release, "reading the multipart request body"));
     }
@@ -56,7 +56,7 @@ final class BodyStreams {
         return request instanceof CoroutineExchange.CoroutineRequest ours ? ours.raw() : request;
     }
 
-    private static StreamRequest owner(ServerHttpRequest request, ServerHttpResponse response, long detachedIdleNanos,
+    private static StreamRequest owner(ServerHttpRequest request, ServerHttpResponse response, StreamLimits detachedLimits,
             String what) {
         if (request instanceof CoroutineExchange.CoroutineRequest ours) {
             return ours.coroutine();
@@ -66,7 +66,7 @@ final class BodyStreams {
                     + Thread.currentThread().getName() + "): it would wait for bytes that only this thread can read. "
                     + "Run the handler as a coroutine (@RunAsCoroutine, or cosched.web.mode=all).");
         }
-        return StreamRequest.detached(detachedIdleNanos, response);
+        return StreamRequest.detached(detachedLimits, response);
     }
 
     private static boolean onConnectionLoop(ServerHttpRequest request) {

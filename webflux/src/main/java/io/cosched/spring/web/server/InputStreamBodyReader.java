@@ -19,10 +19,10 @@ import java.util.Map;
  */
 final class InputStreamBodyReader implements HttpMessageReader<InputStream> {
 
-    private final long detachedIdleNanos;
+    private final StreamLimits detachedLimits;
 
-    InputStreamBodyReader(long detachedIdleNanos) {
-        this.detachedIdleNanos = detachedIdleNanos;
+    InputStreamBodyReader(StreamLimits detachedLimits) {
+        this.detachedLimits = detachedLimits;
     }
 
     @Override
@@ -38,7 +38,7 @@ final class InputStreamBodyReader implements HttpMessageReader<InputStream> {
     @Override
     public Mono<InputStream> readMono(ResolvableType actualType, ResolvableType elementType, ServerHttpRequest request,
             ServerHttpResponse response, Map<String, Object> hints) {
-        return Mono.fromSupplier(() -> BodyStreams.body(request, response, detachedIdleNanos));
+        return Mono.fromSupplier(() -> BodyStreams.body(request, response, detachedLimits));
     }
 
     @Override

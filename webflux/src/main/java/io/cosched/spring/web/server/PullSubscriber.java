@@ -51,7 +51,7 @@ final class PullSubscriber<T> implements CoreSubscriber<T> {
         this.prefetch = prefetch;
         this.replenish = Math.max(1, prefetch - (prefetch >> 2));
         this.what = what;
-        this.waiting = new StreamWaiter(request, null);
+        this.waiting = new StreamWaiter(request, request.limits().readNanos(), null);
     }
 
     /**
@@ -109,7 +109,8 @@ final class PullSubscriber<T> implements CoreSubscriber<T> {
                 }
                 if (!waiting.park(this, nothingYet)) {
                     close();
-                    throw new StreamClosedException(Reason.IDLE_TIMEOUT, what + ": " + StreamRequest.message(Reason.IDLE_TIMEOUT));
+                    throw new StreamClosedException(Reason.IDLE_TIMEOUT, what + ": the client sent nothing for longer than "
+                            + request.limits().readTimeout() + " (cosched.web.stream.read-timeout)");
                 }
             }
         } finally {

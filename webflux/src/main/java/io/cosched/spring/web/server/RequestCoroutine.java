@@ -403,8 +403,8 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
     }
 
     @Override
-    public long idleNanos() {
-        return policy.streamIdleNanos();
+    public StreamLimits limits() {
+        return policy.streams();
     }
 
     @Override

@@ -18,9 +18,4 @@ record RequestPolicy(@Nullable Duration timeout, boolean cancelOnDisconnect, Con
     @Nullable Duration streamMaxDuration() {
         return streams.maxDuration();
     }
-
-    long streamIdleNanos() {
-        Duration idle = streams.idleTimeout();
-        return idle == null ? 0 : idle.toNanos();
-    }
 }

@@ -70,7 +70,7 @@ final class ResponseStream<T> implements Publisher<T>, Subscription, EventStream
         this.producer = producer;
         this.discard = discard;
         this.abort = abort;
-        this.waiting = new StreamWaiter(request, progress);
+        this.waiting = new StreamWaiter(request, request.limits().writeNanos(), progress);
     }
 
     Object body() {
@@ -246,7 +246,8 @@ final class ResponseStream<T> implements Publisher<T>, Subscription, EventStream
                     waiting.begin();
                 }
                 if (!waiting.park(this, noDemand)) {
-                    throw new StreamClosedException(Reason.IDLE_TIMEOUT, "send: " + StreamRequest.message(Reason.IDLE_TIMEOUT));
+                    throw new StreamClosedException(Reason.IDLE_TIMEOUT, "send: the client took nothing for longer than "
+                            + request.limits().writeTimeout() + " (cosched.web.stream.write-timeout)");
                 }
             }
         } finally {

@@ -21,12 +21,12 @@ import java.util.function.Supplier;
 final class StreamArguments implements HandlerMethodArgumentResolver {
 
     private final Supplier<List<HttpMessageReader<?>>> readers;
-    private final long detachedIdleNanos;
+    private final StreamLimits detachedLimits;
     private volatile PartEventHttpMessageReader parts;
 
-    StreamArguments(Supplier<List<HttpMessageReader<?>>> readers, long detachedIdleNanos) {
+    StreamArguments(Supplier<List<HttpMessageReader<?>>> readers, StreamLimits detachedLimits) {
         this.readers = readers;
-        this.detachedIdleNanos = detachedIdleNanos;
+        this.detachedLimits = detachedLimits;
     }
 
     @Override
@@ -38,8 +38,8 @@ final class StreamArguments implements HandlerMethodArgumentResolver {
     @Override
     public Mono<Object> resolveArgument(MethodParameter parameter, BindingContext bindingContext, ServerWebExchange exchange) {
         return Mono.fromSupplier(() -> parameter.getParameterType() == InputStream.class
-                ? BodyStreams.body(exchange.getRequest(), exchange.getResponse(), detachedIdleNanos)
-                : BodyStreams.parts(exchange.getRequest(), exchange.getResponse(), partReader(), detachedIdleNanos));
+                ? BodyStreams.body(exchange.getRequest(), exchange.getResponse(), detachedLimits)
+                : BodyStreams.parts(exchange.getRequest(), exchange.getResponse(), partReader(), detachedLimits));
     }
 
     /** The server's streaming multipart reader, with Spring Boot's {@code spring.webflux.multipart.*} limits. */

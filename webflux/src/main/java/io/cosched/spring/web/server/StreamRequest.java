@@ -29,8 +29,8 @@ interface StreamRequest {
     /** Why the request is ending early (the client left, a limit passed), or null while it is not. */
     @Nullable Reason endedBy();
 
-    /** How long one read or write may wait for the client; 0 for no limit. */
-    long idleNanos();
+    /** The stream limits that apply to reads and writes: how long each may wait for the client. */
+    StreamLimits limits();
 
     /** The timers that watch the idle limit (the request's loop's); null: each wait is a timed park. */
     @Nullable TimerManager timers();
@@ -58,18 +58,18 @@ interface StreamRequest {
         return switch (reason) {
             case CLIENT_GONE -> "the client went away";
             case REQUEST_TIMEOUT -> "the request timed out before its stream began (cosched.web.request-timeout)";
-            case IDLE_TIMEOUT -> "the client sent or took nothing for longer than cosched.web.stream.idle-timeout";
+            case IDLE_TIMEOUT -> "the client sent or took nothing for longer than its limit (cosched.web.stream.read-timeout, write-timeout)";
             case MAX_DURATION -> "the request ran past cosched.web.stream.max-duration";
         };
     }
 
     /**
      * For a handler that does not run as a coroutine request (Spring's own blocking execution, a thread of the
-     * application's): no request timeout or time limit, the idle limit given. A client that leaves fails the next
+     * application's): no request timeout or time limit, the read and write limits of {@code limits}. A client that leaves fails the next
      * write; the thread is not interrupted, as it may be a pooled one that goes on to other work. A body stream
      * ends when the response begins.
      */
-    static StreamRequest detached(long idleNanos, ServerHttpResponse response) {
+    static StreamRequest detached(StreamLimits limits, ServerHttpResponse response) {
         return new StreamRequest() {
             private volatile boolean gone;
 
@@ -84,8 +84,8 @@ interface StreamRequest {
             }
 
             @Override
-            public long idleNanos() {
-                return idleNanos;
+            public StreamLimits limits() {
+                return limits;
             }
 
             @Override

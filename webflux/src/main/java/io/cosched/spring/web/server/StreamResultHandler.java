@@ -42,13 +42,13 @@ final class StreamResultHandler extends AbstractMessageWriterResultHandler imple
     private static final List<MediaType> STREAMING_TYPES = List.of(MediaType.TEXT_EVENT_STREAM, MediaType.APPLICATION_NDJSON);
 
     private final Executor detached;
-    private final long idleNanos;
+    private final StreamLimits limits;
 
     StreamResultHandler(List<HttpMessageWriter<?>> writers, RequestedContentTypeResolver contentTypes,
             ReactiveAdapterRegistry adapters, Executor detached, StreamLimits limits) {
         super(writers, contentTypes, adapters);
         this.detached = detached;
-        this.idleNanos = limits.idleTimeout() == null ? 0 : limits.idleTimeout().toNanos();
+        this.limits = limits;
         setOrder(ORDER);
     }
 
@@ -75,7 +75,7 @@ final class StreamResultHandler extends AbstractMessageWriterResultHandler imple
         ResponseStream<?> stream = ResponseStreams.bound(exchange, body);
         boolean own = stream == null;
         if (own) {
-            stream = ResponseStreams.create(body, StreamRequest.detached(idleNanos, response), exchange);
+            stream = ResponseStreams.create(body, StreamRequest.detached(limits, response), exchange);
         }
         Mono<Void> write;
         try {

@@ -11,8 +11,8 @@ import java.util.function.LongSupplier;
 
 /**
  * The one thread that waits on a stream for its client (a reader for bytes, a producer for demand), and the
- * stream's idle limit: a wait that lasts longer than {@link StreamRequest#idleNanos()} without the client moving
- * ends. The limit is watched by one loop timer per stream that re-arms itself (about one firing per idle period),
+ * stream's idle limit: a wait that lasts longer than the limit given (the read or the write timeout of
+ * {@link StreamRequest#limits()}) without the client moving ends. The limit is watched by one loop timer per stream that re-arms itself (about one firing per idle period),
  * not by a timed park per wait: a virtual thread's timed park goes through the JDK's unparker thread, a thread hop
  * for every wait (measured: a quarter more CPU per megabyte read). The client moves when it is woken for (bytes
  * or demand came), and, for a writer, when {@code progress} (the connection's bytes still to be written) changes:
@@ -34,10 +34,10 @@ final class StreamWaiter {
     private volatile boolean closed;
     private volatile long lastProgress;     // the connection's bytes still to write, when last looked at
 
-    StreamWaiter(StreamRequest request, @Nullable LongSupplier progress) {
+    StreamWaiter(StreamRequest request, long idleNanos, @Nullable LongSupplier progress) {
         this.request = request;
         this.progress = progress;
-        this.idleNanos = request.idleNanos();
+        this.idleNanos = idleNanos;
     }
 
     /** A wait for the client begins. */

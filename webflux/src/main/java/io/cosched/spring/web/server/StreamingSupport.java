@@ -38,27 +38,25 @@ import java.util.function.Supplier;
 public final class StreamingSupport {
 
     private final StreamLimits limits;
-    private final long idleNanos;
     private final Executor detached;
 
     /**
-     * @param limits   the stream limits; without a coroutine request only the idle limit applies
+     * @param limits   the stream limits; without a coroutine request only the read and write limits apply
      * @param detached where the answer of a handler that did not run as a coroutine request is produced
      */
     public StreamingSupport(StreamLimits limits, Executor detached) {
         this.limits = limits;
-        this.idleNanos = limits.idleTimeout() == null ? 0 : limits.idleTimeout().toNanos();
         this.detached = detached;
     }
 
     /** {@code InputStream} and {@code MultipartStream} handler arguments; {@code readers}: the server's codecs, asked once. */
     public HandlerMethodArgumentResolver argumentResolver(Supplier<List<HttpMessageReader<?>>> readers) {
-        return new StreamArguments(readers, idleNanos);
+        return new StreamArguments(readers, limits);
     }
 
     /** {@code @RequestBody InputStream}: register among the server's custom codecs, ahead of Spring's. */
     public HttpMessageReader<InputStream> bodyReader() {
-        return new InputStreamBodyReader(idleNanos);
+        return new InputStreamBodyReader(limits);
     }
 
     /** Writes {@code StreamingResponseBody} and {@code EventStream} answers; ordered ahead of Spring's result handlers. */
@@ -93,11 +91,10 @@ public final class StreamingSupport {
 
     /**
      * A streamed answer ({@code StreamingResponseBody}, {@code EventStream}) of no coroutine request, produced on
-     * {@code producers} once subscribed to, with the idle limit of {@code limits} only.
+     * {@code producers} once subscribed to, with the read and write limits of {@code limits} only.
      */
     static Publisher<?> detached(Object streamedAnswer, ServerWebExchange exchange, Executor producers, StreamLimits limits) {
-        long idle = limits.idleTimeout() == null ? 0 : limits.idleTimeout().toNanos();
-        ResponseStream<?> stream = ResponseStreams.create(streamedAnswer, StreamRequest.detached(idle, exchange.getResponse()), exchange);
+        ResponseStream<?> stream = ResponseStreams.create(streamedAnswer, StreamRequest.detached(limits, exchange.getResponse()), exchange);
         return Flux.from(stream).doOnSubscribe(s -> ResponseStreams.start(stream, producers));
     }
 }

@@ -300,8 +300,9 @@ class StreamsTest {
         }
 
         @Override
-        public long idleNanos() {
-            return idleNanos;
+        public StreamLimits limits() {
+            Duration limit = idleNanos == 0 ? null : Duration.ofNanos(idleNanos);
+            return new StreamLimits(limit, limit, null);
         }
 
         @Override

@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * cosched.web.stream.idle-timeout and max-duration against a real server: a client that stops sending its body
+ * cosched.web.stream.read-timeout, write-timeout and max-duration against a real server: a client that stops sending its body
  * gets 408, one that stops reading a stream has its producer ended, and a stream past its time limit is cut.
  */
 @Tag("both-modes")
@@ -26,7 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class StreamLimitsWebTest {
 
     @RegisterExtension
-    static final RunningApp app = new RunningApp("cosched.web.request-timeout=30s", "cosched.web.stream.idle-timeout=1s",
+    static final RunningApp app = new RunningApp("cosched.web.request-timeout=30s", "cosched.web.stream.read-timeout=1s",
+            "cosched.web.stream.write-timeout=1s",
             "cosched.web.stream.max-duration=3s");
 
     @AfterEach
