@@ -16,8 +16,14 @@ import java.util.Objects;
  */
 final class BodyInputStream extends InputStream {
 
-    /** Buffers asked for ahead of the reader: Reactor Netty delivers up to 8 KiB each (its HTTP decoder's chunks). */
-    static final int PREFETCH = 8;
+    /**
+     * Buffers asked for ahead of the reader, of up to 8 KiB each (the HTTP decoder's chunks): 512 KiB. Reactor Netty
+     * stops reading the socket whenever they are used up and starts again at the next request, two epoll_ctl calls
+     * and a wake-up each time; the loop reads several socket buffers before the reader runs, so with 8 ahead that
+     * happened after almost every read (23 calls per MiB, 1.2x the CPU of a reactive handler), with 64 every eighth
+     * (5 per MiB, 1.13x; benchmarks/stream.sh).
+     */
+    static final int PREFETCH = 64;
 
     /** Where the buffers come from. */
     interface Source {
