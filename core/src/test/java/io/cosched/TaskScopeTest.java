@@ -1,0 +1,371 @@
+package io.cosched;
+
+import io.cosched.TaskScope.Joiner;
+import io.cosched.TaskScope.Subtask;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Structured fan-out: each policy, the deadline, and cancellation in every order (a sibling fails, one succeeds,
+ * the deadline passes, the owner is interrupted, the scope is closed early), the bound on forks in flight, where
+ * subtasks run, and that no subtask outlives its scope. Owners run as coroutines of an IOManager with two loops.
+ */
+@Timeout(30)
+class TaskScopeTest {
+
+    private final IOManager io = IOManager.builder().name("scope").threads(2).stallThreshold(Duration.ZERO).build();
+
+    {
+        io.start();
+    }
+
+    @AfterEach
+    void stop() {
+        io.stop(Duration.ofSeconds(10));
+    }
+
+    /** Runs {@code body} as a coroutine on loop 0 and returns what it returns, or throws what it threw. */
+    private <V> V owner(java.util.concurrent.Callable<V> body) throws Exception {
+        try {
+            return io.spawnOn(0, body).join();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof Exception x) {
+                throw x;
+            }
+            throw e;
+        }
+    }
+
+    @Test
+    void allSucceedingForksRunTogetherAndJoinGivesTheirValues() throws Exception {
+        CountDownLatch together = new CountDownLatch(3); // passes only when the three run at once
+        List<String> where = new CopyOnWriteArrayList<>();
+        String result = owner(() -> {
+            try (TaskScope<String, Void> scope = TaskScope.open()) {
+                List<Subtask<String>> forks = List.of(1, 2, 3).stream().map(i -> scope.fork(() -> {
+                    where.add(Thread.currentThread().toString());
+                    together.countDown();
+                    assertThat(together.await(10, TimeUnit.SECONDS)).isTrue();
+                    return "v" + i;
+                })).toList();
+                assertThat(scope.join()).isNull();
+                return String.join(",", forks.stream().map(Subtask::get).toList());
+            }
+        });
+        assertThat(result).isEqualTo("v1,v2,v3");
+        assertThat(where).hasSize(3).allSatisfy(t -> assertThat(t).startsWith("VirtualThread["));
+    }
+
+    @Test
+    @Tag("carrier-only")
+    void forksRunOnTheOwnersLoopByDefault() throws Exception {
+        List<String> where = new CopyOnWriteArrayList<>();
+        owner(() -> {
+            try (TaskScope<Object, Void> scope = TaskScope.open()) {
+                for (int i = 0; i < 4; i++) {
+                    scope.fork(() -> where.add(Thread.currentThread().toString()));
+                }
+                scope.join();
+            }
+            return null;
+        });
+        assertThat(where).hasSize(4).allSatisfy(t -> assertThat(t).endsWith("@scope-0"));
+    }
+
+    @Test
+    void theFirstFailureCancelsItsSiblingsAndIsThrown() throws Exception {
+        AtomicReference<Throwable> siblingEndedWith = new AtomicReference<>();
+        AtomicReference<Subtask<Object>> sibling = new AtomicReference<>();
+        assertThatThrownBy(() -> owner(() -> {
+            try (TaskScope<Object, Void> scope = TaskScope.open()) {
+                sibling.set(scope.fork(() -> {
+                    try {
+                        Coroutines.sleep(Duration.ofSeconds(60));
+                        return "never";
+                    } catch (InterruptedException e) {
+                        siblingEndedWith.set(e);
+                        throw e;
+                    }
+                }));
+                scope.fork(() -> {
+                    throw new IllegalStateException("price service down");
+                });
+                return scope.join();
+            }
+        })).isInstanceOf(TaskScope.FailedException.class).hasMessageContaining("price service down")
+                .hasCauseInstanceOf(IllegalStateException.class)
+                .satisfies(e -> assertThat(e.getSuppressed()).as("a sibling's interrupt is no failure of its own").isEmpty());
+        // join returned only after the sibling had ended
+        assertThat(siblingEndedWith.get()).isInstanceOf(InterruptedException.class);
+        assertThat(sibling.get().state()).isEqualTo(Subtask.State.FAILED);
+    }
+
+    @Test
+    void failuresBeforeTheAnswerAreSuppressedBehindTheFirst() throws Exception {
+        CountDownLatch both = new CountDownLatch(2);
+        // a policy that waits for all and then fails: every failure happened before it had its answer
+        Joiner<Object, Void> allThenFail = new Joiner<>() {
+            private final List<Throwable> failures = new CopyOnWriteArrayList<>();
+
+            @Override
+            public boolean onComplete(Subtask<?> subtask) {
+                if (subtask.state() == Subtask.State.FAILED) {
+                    failures.add(subtask.exception());
+                }
+                return false;
+            }
+
+            @Override
+            public Void result() throws Throwable {
+                throw failures.get(0);
+            }
+        };
+        assertThatThrownBy(() -> owner(() -> {
+            try (TaskScope<Object, Void> scope = TaskScope.open(allThenFail)) {
+                for (String name : List.of("stock", "reviews")) {
+                    scope.fork(() -> {
+                        both.countDown();
+                        both.await();
+                        throw new IllegalStateException(name + " down");
+                    });
+                }
+                return scope.join();
+            }
+        })).isInstanceOf(TaskScope.FailedException.class)
+                .satisfies(e -> assertThat(e.getSuppressed()).hasSize(1).allSatisfy(s -> assertThat(s).hasMessageEndingWith(" down")));
+    }
+
+    @Test
+    void theFirstSuccessWinsAndTheOthersAreCancelled() throws Exception {
+        AtomicInteger interrupted = new AtomicInteger();
+        String winner = owner(() -> {
+            try (TaskScope<String, String> scope = TaskScope.open(Joiner.anySuccessfulResultOrThrow())) {
+                for (int i = 0; i < 3; i++) {
+                    scope.fork(() -> {
+                        try {
+                            Coroutines.sleep(Duration.ofSeconds(60));
+                        } catch (InterruptedException e) {
+                            interrupted.incrementAndGet();
+                            throw e;
+                        }
+                        return "slow";
+                    });
+                }
+                scope.fork(() -> "fast");
+                String r = scope.join();
+                assertThat(interrupted.get()).as("the losers ended before join returned").isEqualTo(3);
+                return r;
+            }
+        });
+        assertThat(winner).isEqualTo("fast");
+    }
+
+    @Test
+    void whenNoneSucceedsTheFailureIsThrown() throws Exception {
+        assertThatThrownBy(() -> owner(() -> {
+            try (TaskScope<String, String> scope = TaskScope.open(Joiner.anySuccessfulResultOrThrow())) {
+                scope.fork(() -> {
+                    throw new IllegalStateException("mirror 1 down");
+                });
+                return scope.join();
+            }
+        })).isInstanceOf(TaskScope.FailedException.class).hasRootCauseMessage("mirror 1 down");
+    }
+
+    @Test
+    void awaitAllCollectsEveryOutcome() throws Exception {
+        List<Subtask.State> states = owner(() -> {
+            try (TaskScope<String, Void> scope = TaskScope.open(Joiner.awaitAll())) {
+                Subtask<String> ok = scope.fork(() -> "ok");
+                Subtask<String> bad = scope.fork(() -> {
+                    throw new IllegalArgumentException("bad");
+                });
+                scope.join();
+                assertThat(bad.exception()).hasMessage("bad");
+                assertThatThrownBy(bad::get).isInstanceOf(IllegalStateException.class);
+                return List.of(ok.state(), bad.state());
+            }
+        });
+        assertThat(states).containsExactly(Subtask.State.SUCCESS, Subtask.State.FAILED);
+    }
+
+    @Test
+    void allSuccessfulOrThrowGivesTheSubtasksInForkOrder() throws Exception {
+        List<Integer> values = owner(() -> {
+            try (TaskScope<Integer, java.util.stream.Stream<Subtask<Integer>>> scope =
+                         TaskScope.open(Joiner.allSuccessfulOrThrow())) {
+                for (int i = 1; i <= 4; i++) {
+                    int v = i;
+                    scope.fork(() -> v);
+                }
+                return scope.join().map(Subtask::get).toList();
+            }
+        });
+        assertThat(values).containsExactly(1, 2, 3, 4);
+    }
+
+    @Test
+    void pastTheDeadlineJoinThrowsAndTheForksHaveEnded() throws Exception {
+        AtomicInteger ended = new AtomicInteger();
+        long started = System.nanoTime();
+        assertThatThrownBy(() -> owner(() -> {
+            try (TaskScope<Object, Void> scope = TaskScope.open(Joiner.awaitAllSuccessfulOrThrow(),
+                    c -> c.withName("offer").withTimeout(Duration.ofMillis(200)))) {
+                for (int i = 0; i < 3; i++) {
+                    scope.fork(() -> {
+                        try {
+                            Coroutines.sleep(Duration.ofSeconds(60));
+                            return null;
+                        } finally {
+                            ended.incrementAndGet();
+                        }
+                    });
+                }
+                try {
+                    return scope.join();
+                } finally {
+                    assertThat(ended.get()).as("every fork ended before join threw").isEqualTo(3);
+                    assertThat(scope.isCancelled()).isTrue();
+                }
+            }
+        })).isInstanceOf(TaskScope.TimeoutException.class).hasMessage("scope 'offer' timed out after PT0.2S: its unfinished subtasks were cancelled");
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)).isLessThan(10_000);
+    }
+
+    @Test
+    void anInterruptedOwnerCancelsItsForksAndWaitsForThem() throws Exception {
+        CountDownLatch forked = new CountDownLatch(2);
+        AtomicInteger ended = new AtomicInteger();
+        Coroutine<Object> owner = io.spawnOn(0, () -> {
+            try (TaskScope<Object, Void> scope = TaskScope.open()) {
+                for (int i = 0; i < 2; i++) {
+                    scope.fork(() -> {
+                        forked.countDown();
+                        try {
+                            Coroutines.sleep(Duration.ofSeconds(60));
+                            return null;
+                        } finally {
+                            ended.incrementAndGet();
+                        }
+                    });
+                }
+                try {
+                    return scope.join();
+                } catch (InterruptedException e) {
+                    return "interrupted, forks ended: " + ended.get();
+                }
+            }
+        });
+        assertThat(forked.await(10, TimeUnit.SECONDS)).isTrue();
+        owner.interrupt();
+        assertThat(owner.join()).isEqualTo("interrupted, forks ended: 2");
+    }
+
+    @Test
+    void closingEarlyCancelsTheForksAndWaitsForThem() throws Exception {
+        CountDownLatch forked = new CountDownLatch(1);
+        AtomicInteger ended = new AtomicInteger();
+        int endedAtClose = owner(() -> {
+            TaskScope<Object, Void> scope = TaskScope.open();
+            scope.fork(() -> {
+                forked.countDown();
+                try {
+                    Coroutines.sleep(Duration.ofSeconds(60));
+                    return null;
+                } finally {
+                    ended.incrementAndGet();
+                }
+            });
+            forked.await();
+            scope.close(); // the owner gives up without joining: an exception left the try block, say
+            return ended.get();
+        });
+        assertThat(endedAtClose).isEqualTo(1);
+    }
+
+    @Test
+    void aForkInsideAShieldIsInterruptedOnlyOnceTheShieldCloses() throws Exception {
+        List<String> events = new CopyOnWriteArrayList<>();
+        assertThatThrownBy(() -> owner(() -> {
+            try (TaskScope<Object, Void> scope = TaskScope.open()) {
+                CountDownLatch shielded = new CountDownLatch(1);
+                scope.fork(() -> {
+                    try (Shield s = Coroutines.shield(() -> events.add("asked to stop"))) {
+                        shielded.countDown();
+                        Coroutines.sleep(Duration.ofMillis(300)); // a statement on a pooled connection, say
+                        events.add("statement done");
+                    }
+                    Coroutines.sleep(Duration.ofSeconds(60)); // the interrupt arrives here
+                    return null;
+                });
+                shielded.await();
+                scope.fork(() -> {
+                    throw new IllegalStateException("sibling failed");
+                });
+                return scope.join();
+            }
+        })).isInstanceOf(TaskScope.FailedException.class);
+        assertThat(events).containsExactly("asked to stop", "statement done");
+    }
+
+    @Test
+    void atMostMaxForksRunAtOnce() throws Exception {
+        AtomicInteger now = new AtomicInteger();
+        AtomicInteger most = new AtomicInteger();
+        owner(() -> {
+            try (TaskScope<Object, Void> scope = TaskScope.open(Joiner.awaitAllSuccessfulOrThrow(), c -> c.withMaxForks(2))) {
+                for (int i = 0; i < 6; i++) {
+                    scope.fork(() -> {
+                        most.accumulateAndGet(now.incrementAndGet(), Math::max);
+                        Coroutines.sleep(Duration.ofMillis(20));
+                        now.decrementAndGet();
+                        return null;
+                    });
+                }
+                return scope.join();
+            }
+        });
+        assertThat(most.get()).isEqualTo(2);
+    }
+
+    @Test
+    void aForkCanRunOnTheComputePoolOrAnyLoop() throws Exception {
+        List<String> where = owner(() -> {
+            try (TaskScope<String, Void> scope = TaskScope.open()) {
+                Subtask<String> compute = scope.fork(() -> Thread.currentThread().getName(), TaskScope.Placement.COMPUTE);
+                Subtask<String> any = scope.fork(() -> String.valueOf(Coroutines.current().isPresent()), TaskScope.Placement.ANY_LOOP);
+                scope.join();
+                return List.of(compute.get(), any.get());
+            }
+        });
+        assertThat(where.get(0)).startsWith("cosched-compute-");
+        assertThat(where.get(1)).isEqualTo("true");
+    }
+
+    @Test
+    void onlyTheOwnerForksJoinsAndCloses() throws Exception {
+        TaskScope<Object, Void> scope = TaskScope.open();
+        Coroutine<Void> other = io.spawn(() -> {
+            scope.fork(() -> "x");
+        });
+        assertThatThrownBy(other::join).hasCauseInstanceOf(IllegalStateException.class)
+                .cause().hasMessageContaining("fork by").hasMessageContaining("(expected: its owner");
+        scope.join();
+        assertThatThrownBy(() -> scope.fork(() -> "late")).isInstanceOf(IllegalStateException.class).hasMessage("scope 'scope': fork after join");
+        scope.close();
+    }
+}
