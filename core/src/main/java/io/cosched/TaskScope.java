@@ -121,9 +121,9 @@ public final class TaskScope<T, R> implements AutoCloseable {
     }
 
     /**
-     * The policy of a scope: told of each fork and each completion (in the completing subtask's thread), it says
-     * whether the scope should stop waiting (its other subtasks are then interrupted), and gives {@link #join()}'s
-     * result.
+     * The policy of a scope: told of each fork and each completion, it says whether the scope should stop waiting
+     * (its other subtasks are then interrupted), and gives {@link #join()}'s result. Completions are told in the
+     * completing subtasks' threads, several at once: a policy of one's own must be thread-safe.
      */
     public interface Joiner<T, R> {
 
