@@ -96,7 +96,8 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
     // a streamed response, set by the handling in the coroutine before it ends
     private volatile @Nullable ResponseStream<?> stream;
     private boolean streamed; // coroutine only: the outcome went out before the stream's producer ran
-    private @Nullable List<PullSubscriber<?>> readers; // guarded by this: body streams to close at the end
+    // body streams to close at the end: written under this, read without it first (most requests have none)
+    private volatile @Nullable List<PullSubscriber<?>> readers;
     // written by the handling before `handled`, read after it
     private @Nullable T value;
     private @Nullable Throwable error;
@@ -445,11 +446,11 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
 
     /** Frees the slot, the deadline, the stream's limit and the body streams: the coroutine's code has returned. */
     private void release() {
-        List<PullSubscriber<?>> r;
-        synchronized (this) {
-            r = readers;
-        }
-        if (r != null) {
+        if (readers != null) {
+            List<PullSubscriber<?>> r;
+            synchronized (this) {
+                r = List.copyOf(readers);
+            }
             r.forEach(PullSubscriber::close);
         }
         cancelDeadline();
