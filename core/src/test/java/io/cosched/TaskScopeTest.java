@@ -50,6 +50,19 @@ class TaskScopeTest {
         }
     }
 
+    /** A subtask that says it started, waits until it is cancelled, and counts its end. */
+    private static java.util.concurrent.Callable<Object> untilCancelled(CountDownLatch started, AtomicInteger ended) {
+        return () -> {
+            started.countDown();
+            try {
+                Coroutines.sleep(Duration.ofSeconds(60));
+                return null;
+            } finally {
+                ended.incrementAndGet();
+            }
+        };
+    }
+
     @Test
     void allSucceedingForksRunTogetherAndJoinGivesTheirValues() throws Exception {
         CountDownLatch together = new CountDownLatch(3); // passes only when the three run at once
@@ -226,14 +239,7 @@ class TaskScopeTest {
             try (TaskScope<Object, Void> scope = TaskScope.open(Joiner.awaitAllSuccessfulOrThrow(),
                     c -> c.withName("offer").withTimeout(Duration.ofMillis(200)))) {
                 for (int i = 0; i < 3; i++) {
-                    scope.fork(() -> {
-                        try {
-                            Coroutines.sleep(Duration.ofSeconds(60));
-                            return null;
-                        } finally {
-                            ended.incrementAndGet();
-                        }
-                    });
+                    scope.fork(untilCancelled(new CountDownLatch(3), ended));
                 }
                 try {
                     return scope.join();
@@ -253,15 +259,7 @@ class TaskScopeTest {
         Coroutine<Object> owner = io.spawnOn(0, () -> {
             try (TaskScope<Object, Void> scope = TaskScope.open()) {
                 for (int i = 0; i < 2; i++) {
-                    scope.fork(() -> {
-                        forked.countDown();
-                        try {
-                            Coroutines.sleep(Duration.ofSeconds(60));
-                            return null;
-                        } finally {
-                            ended.incrementAndGet();
-                        }
-                    });
+                    scope.fork(untilCancelled(forked, ended));
                 }
                 try {
                     return scope.join();
@@ -281,15 +279,7 @@ class TaskScopeTest {
         AtomicInteger ended = new AtomicInteger();
         int endedAtClose = owner(() -> {
             TaskScope<Object, Void> scope = TaskScope.open();
-            scope.fork(() -> {
-                forked.countDown();
-                try {
-                    Coroutines.sleep(Duration.ofSeconds(60));
-                    return null;
-                } finally {
-                    ended.incrementAndGet();
-                }
-            });
+            scope.fork(untilCancelled(forked, ended));
             forked.await();
             scope.close(); // the owner gives up without joining: an exception left the try block, say
             return ended.get();
