@@ -127,7 +127,7 @@ public interface IOManager extends Scheduler {
     /**
      * Builds an {@link IOManager}: {@code name} (default {@code cosched-io}), {@code threads} (event
      * loops), {@code transport}, {@code daemon}, {@code requireCarrierMode}, {@code stallThreshold},
-     * {@code trackCoroutines}. Every argument is checked by {@link #build()}.
+     * {@code trackCoroutines}, {@code scopeHook}. Every argument is checked by {@link #build()}.
      */
     final class Builder extends SchedulerBuilder<Builder> {
         private Transport transport = Transport.AUTO;

@@ -4,6 +4,7 @@ import io.cosched.internal.Durations;
 import io.cosched.internal.RuntimeSettings;
 
 import java.time.Duration;
+import java.util.Objects;
 
 /**
  * The settings both builders share ({@link IOManager.Builder}, {@link PoolScheduler.Builder}); each
@@ -17,6 +18,7 @@ abstract sealed class SchedulerBuilder<B extends SchedulerBuilder<B>> permits IO
     boolean requireCarrierMode;
     Duration stallThreshold = IOManager.DEFAULT_STALL_THRESHOLD;
     boolean trackCoroutines;
+    ScopeHook scopeHook = ScopeHook.NONE;
 
     SchedulerBuilder(String defaultName) {
         this.name = defaultName;
@@ -74,12 +76,23 @@ abstract sealed class SchedulerBuilder<B extends SchedulerBuilder<B>> permits IO
         return self();
     }
 
+    /**
+     * What {@link TaskScope}s opened on this scheduler's coroutines add: a default deadline and the context their
+     * subtasks carry from the owner. Default {@link ScopeHook#NONE}.
+     */
+    public B scopeHook(ScopeHook hook) {
+        this.scopeHook = hook;
+        return self();
+    }
+
     /** The checked settings, by the rules of {@link Arguments}. */
     final RuntimeSettings settings(Transport transport, boolean useCaller) {
         Arguments.nonBlank("name", name);
         Arguments.positive("threads", threads);
         Arguments.nonNegative("stallThreshold", stallThreshold);
+        Objects.requireNonNull(scopeHook, "scopeHook: null (expected: a hook, or ScopeHook.NONE)");
         return new RuntimeSettings(name, threads, daemon, requireCarrierMode,
-                Durations.toNanos("stallThreshold", stallThreshold, false), trackCoroutines, transport, useCaller);
+                Durations.toNanos("stallThreshold", stallThreshold, false), trackCoroutines, transport, useCaller,
+                scopeHook);
     }
 }

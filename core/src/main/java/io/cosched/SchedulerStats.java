@@ -31,6 +31,11 @@ package io.cosched;
  * @param starvations     times a carrier sat a stall threshold in one task mostly waiting for a CPU the
  *                        OS did not give it (an overloaded host or CPU-throttled container): not stalls
  * @param stalledThreads  carriers stuck right now
+ * @param forks           subtasks forked since start by {@link TaskScope}s whose owners are this scheduler's
+ *                        coroutines
+ * @param forksFailed     of those, ended by throwing (not counting cancelled ones)
+ * @param forksCancelled  of those, interrupted or never run because their scope was cancelled: a sibling failed
+ *                        or won, the deadline passed, the owner was interrupted, or the scope closed early
  * @param state           see {@link State}
  */
 public record SchedulerStats(
@@ -53,6 +58,9 @@ public record SchedulerStats(
         long stalls,
         long starvations,
         int stalledThreads,
+        long forks,
+        long forksFailed,
+        long forksCancelled,
         State state) {
 
     /** Which kind of scheduler the numbers are of. */

@@ -2,7 +2,9 @@ package io.cosched;
 
 import io.cosched.internal.ComputePool;
 import io.cosched.internal.CoroutineImpl;
+import io.cosched.internal.CoroutineRuntime;
 import io.cosched.internal.Deadline;
+import io.cosched.internal.JfrEvents;
 
 import java.time.Duration;
 import java.util.List;
@@ -37,6 +39,13 @@ import java.util.stream.Stream;
  * cosched's compute pool for CPU-heavy work. An interrupt of a coroutine subtask waits for its shields, so a
  * cancelled subtask never breaks a pooled connection. Only the owner (the thread that opened the scope) forks,
  * joins and closes it.
+ *
+ * <p>When the owner is a coroutine, interrupting or cancelling it cancels its open scopes at once, even while it
+ * is busy elsewhere or a shield holds its own interrupt back. Its scheduler's {@link ScopeHook} gives a scope
+ * opened without a timeout the owner's deadline (in a web request, what is left of the request's timeout) and
+ * carries the owner's context into each subtask. Each subtask's coroutine names its scope and owner in dumps;
+ * the scheduler counts subtasks ({@link SchedulerStats#forks()}), and a cancelled one is recorded as the JFR
+ * event {@code io.cosched.ForkCancelled}.
  *
  * @param <T> what the subtasks return
  * @param <R> what {@link #join()} returns
@@ -75,7 +84,10 @@ public final class TaskScope<T, R> implements AutoCloseable {
             return new Config(name, timeout, maxForks, placement);
         }
 
-        /** The scope's deadline, from when it is opened; past it {@link #join()} throws {@link TimeoutException}. */
+        /**
+         * The scope's deadline, from when it is opened; past it {@link #join()} throws {@link TimeoutException}.
+         * Without one, a scope takes the time its owner has left, if its {@link ScopeHook} knows it.
+         */
         public Config withTimeout(Duration timeout) {
             return new Config(name, Arguments.positive("timeout", timeout), maxForks, placement);
         }
@@ -220,8 +232,9 @@ public final class TaskScope<T, R> implements AutoCloseable {
     public static final class TimeoutException extends RuntimeException {
         private static final long serialVersionUID = 1L;
 
-        TimeoutException(String scope, Duration timeout) {
-            super("scope '" + scope + "' timed out after " + timeout + ": its unfinished subtasks were cancelled");
+        TimeoutException(String scope, Duration timeout, boolean inherited) {
+            super("scope '" + scope + "' timed out after " + timeout + (inherited ? " (what its owner had left)" : "")
+                    + ": its unfinished subtasks were cancelled");
         }
     }
 
@@ -229,15 +242,27 @@ public final class TaskScope<T, R> implements AutoCloseable {
     private final Config config;
     private final Thread owner = Thread.currentThread();
     private final long openedAt = System.nanoTime();
+    private final CoroutineImpl<?> ownerCoroutine;  // null: the owner is a plain thread
+    private final CoroutineRuntime home;            // whose hook and counters serve this scope
+    private final Duration timeout;                 // the config's, else what the owner had left; null: none
+    private final Runnable onOwnerInterrupt = () -> cancel(Cancel.OWNER_INTERRUPTED);
     private final List<Fork<? extends T>> forks = new CopyOnWriteArrayList<>(); // few per scope; read by cancels
     private final AtomicInteger running = new AtomicInteger();
-    private volatile boolean cancelled;
+    private volatile Cancel cancelledBy; // why it was cancelled; null while it is not
     private boolean joined;  // owner only
     private boolean closed;  // owner only
 
     private TaskScope(Joiner<? super T, ? extends R> joiner, Config config) {
         this.joiner = joiner;
         this.config = config;
+        this.ownerCoroutine = CoroutineImpl.currentContext();
+        // outside a coroutine: the IOManager Coroutines.go uses, where same-loop subtasks go
+        this.home = ownerCoroutine != null ? ownerCoroutine.scheduler() : (CoroutineRuntime) IOManager.defaultInstance();
+        Duration left = config.timeout() == null ? home.scopeHook().remainingTime() : null;
+        this.timeout = config.timeout() != null ? config.timeout() : left == null || !left.isNegative() ? left : Duration.ZERO;
+        if (ownerCoroutine != null) {
+            ownerCoroutine.addInterruptAction(onOwnerInterrupt);
+        }
     }
 
     /** A scope where all subtasks must succeed: the first failure cancels the others and is thrown by {@link #join()}. */
@@ -274,16 +299,19 @@ public final class TaskScope<T, R> implements AutoCloseable {
         if (joined || closed) {
             throw new IllegalStateException("scope '" + config.name() + "': fork after " + (closed ? "close" : "join"));
         }
-        Fork<U> f = new Fork<>(task);
+        @SuppressWarnings("unchecked")
+        Callable<Object> body = home.scopeHook().decorate(config.name(), (Callable<Object>) task);
+        Fork<U> f = new Fork<>(body);
         forks.add(f);
         if (joiner.onFork(f)) {
-            cancel();
+            cancel(Cancel.POLICY);
         }
-        if (cancelled) {
+        if (cancelledBy != null) {
             return f;
         }
         awaitBelow(config.maxForks());
         running.incrementAndGet();
+        home.forkStarted();
         try {
             start(f, placement);
         } catch (RuntimeException notStarted) { // the scheduler is stopping
@@ -307,20 +335,15 @@ public final class TaskScope<T, R> implements AutoCloseable {
             throw new IllegalStateException("scope '" + config.name() + "': join after " + (closed ? "close" : "join"));
         }
         joined = true;
-        boolean timedOut = false;
-        Duration timeout = config.timeout();
         Deadline limit = timeout == null ? null : Deadline.after(timeout.toNanos() - (System.nanoTime() - openedAt));
         try {
-            while (running.get() > 0 && !cancelled) {
+            while (running.get() > 0 && cancelledBy == null) {
                 if (Thread.interrupted()) {
-                    cancel();
-                    awaitEnded();
-                    Thread.interrupted(); // what the wait saw is this same interrupt, thrown now
-                    throw new InterruptedException("scope '" + config.name() + "': interrupted while joining");
+                    cancel(Cancel.OWNER_INTERRUPTED);
+                    break;
                 }
                 if (limit != null && limit.passed()) {
-                    timedOut = true;
-                    cancel();
+                    cancel(Cancel.DEADLINE);
                     break;
                 }
                 if (limit == null) {
@@ -334,11 +357,15 @@ public final class TaskScope<T, R> implements AutoCloseable {
                 limit.cancel();
             }
         }
-        if (cancelled) {
+        if (cancelledBy != null) {
             awaitEnded(); // no subtask outlives the join: their failures are known before the result is
         }
-        if (timedOut) {
-            throw new TimeoutException(config.name(), timeout);
+        if (cancelledBy == Cancel.OWNER_INTERRUPTED) {
+            Thread.interrupted(); // what the wait saw is this same interrupt, thrown now
+            throw new InterruptedException("scope '" + config.name() + "': interrupted while joining");
+        }
+        if (cancelledBy == Cancel.DEADLINE) {
+            throw new TimeoutException(config.name(), timeout, config.timeout() == null);
         }
         try {
             return joiner.result();
@@ -362,15 +389,18 @@ public final class TaskScope<T, R> implements AutoCloseable {
             return;
         }
         closed = true;
+        if (ownerCoroutine != null) {
+            ownerCoroutine.removeInterruptAction(onOwnerInterrupt);
+        }
         if (running.get() > 0) {
-            cancel();
+            cancel(Cancel.CLOSED);
             awaitEnded();
         }
     }
 
     /** Whether the scope was cancelled: the policy had its answer, the deadline passed, or it was closed early. */
     public boolean isCancelled() {
-        return cancelled;
+        return cancelledBy != null;
     }
 
     private void checkOwner(String what) {
@@ -396,11 +426,13 @@ public final class TaskScope<T, R> implements AutoCloseable {
     }
 
     /** Stops the scope: unfinished subtasks are interrupted (a coroutine's shields respected), none starts. */
-    private void cancel() {
-        if (cancelled) {
-            return;
+    private void cancel(Cancel why) {
+        synchronized (forks) { // the owner's interrupt action races with the owner and the subtasks
+            if (cancelledBy != null) {
+                return;
+            }
+            cancelledBy = why;
         }
-        cancelled = true;
         for (Fork<? extends T> f : forks) {
             f.interrupt();
         }
@@ -409,8 +441,14 @@ public final class TaskScope<T, R> implements AutoCloseable {
 
     /** In the subtask's thread: the subtask has ended. */
     private void completed(Fork<? extends T> f) {
+        Cancel cancel = cancelledBy;
+        boolean cancelledOne = f.state == Subtask.State.UNAVAILABLE || f.failedAfterCancel;
+        home.forkEnded(f.state == Subtask.State.FAILED, cancelledOne);
+        if (cancelledOne && cancel != null) {
+            JfrEvents.forkCancelled(config.name(), ownerName(), cancel.label, f.startedAt == 0 ? 0 : System.nanoTime() - f.startedAt);
+        }
         if (f.state != Subtask.State.UNAVAILABLE && joiner.onComplete(f)) {
-            cancel();
+            cancel(Cancel.POLICY);
         }
         running.decrementAndGet();
         LockSupport.unpark(owner);
@@ -432,30 +470,56 @@ public final class TaskScope<T, R> implements AutoCloseable {
         awaitBelow(1);
     }
 
+    /** What the owner works for (a request), else its thread: for dumps and events. */
+    private Object ownerName() {
+        Object what = ownerCoroutine == null ? null : ownerCoroutine.attachment();
+        return what != null ? what : owner.getName().isEmpty() ? owner.toString() : owner.getName();
+    }
+
+    /** Why a scope was cancelled. */
+    private enum Cancel {
+        POLICY("its policy had its answer"),
+        DEADLINE("its deadline passed"),
+        OWNER_INTERRUPTED("its owner was interrupted"),
+        CLOSED("it was closed before its subtasks ended");
+
+        final String label;
+
+        Cancel(String label) {
+            this.label = label;
+        }
+    }
+
     /** One subtask: its work, its outcome, and the thread or coroutine that runs it, for interrupts. */
     private final class Fork<U extends T> implements Subtask<U>, Runnable {
-        private final Callable<? extends U> task;
+        private final Callable<Object> task;
         private volatile Subtask.State state = Subtask.State.UNAVAILABLE;
+        private long startedAt; // written by its runner before it runs the task, read after completion
         private U value;
         private volatile Throwable failure;
         private volatile boolean failedAfterCancel;
         private volatile Object runner; // its Coroutine, or its compute thread while it runs; guarded by this for threads
 
-        Fork(Callable<? extends U> task) {
+        Fork(Callable<Object> task) {
             this.task = task;
         }
 
         @Override
+        @SuppressWarnings("unchecked")
         public void run() {
-            Object self = Coroutines.current().<Object>map(c -> c).orElse(Thread.currentThread());
+            Coroutine<?> co = Coroutines.current().orElse(null);
+            if (co != null) {
+                co.attach(this); // a dump shows the scope and its owner
+            }
             synchronized (this) {
-                runner = self;
+                runner = co != null ? co : Thread.currentThread();
             }
             try {
-                if (cancelled) {
+                if (cancelledBy != null) {
                     return; // cancelled before it ran: it never does
                 }
-                U v = task.call();
+                startedAt = System.nanoTime();
+                U v = (U) task.call();
                 value = v;
                 state = Subtask.State.SUCCESS;
             } catch (Throwable t) {
@@ -469,7 +533,7 @@ public final class TaskScope<T, R> implements AutoCloseable {
         }
 
         void fail(Throwable t) {
-            failedAfterCancel = cancelled;
+            failedAfterCancel = cancelledBy != null;
             failure = t;
             state = Subtask.State.FAILED;
         }
@@ -506,7 +570,7 @@ public final class TaskScope<T, R> implements AutoCloseable {
 
         @Override
         public String toString() {
-            return "Subtask[" + config.name() + ", " + state + "]";
+            return "subtask of scope '" + config.name() + "' (" + state + ") of " + ownerName();
         }
     }
 
@@ -539,6 +603,7 @@ public final class TaskScope<T, R> implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "TaskScope[" + config.name() + ", running " + running.get() + (cancelled ? ", cancelled" : "") + "]";
+        Cancel why = cancelledBy;
+        return "TaskScope[" + config.name() + ", running " + running.get() + (why != null ? ", cancelled: " + why.label : "") + "]";
     }
 }

@@ -6,9 +6,15 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -357,5 +363,197 @@ class TaskScopeTest {
         scope.join();
         assertThatThrownBy(() -> scope.fork(() -> "late")).isInstanceOf(IllegalStateException.class).hasMessage("scope 'scope': fork after join");
         scope.close();
+    }
+
+    /** A hook that carries a thread-local of the owner into each subtask, and gives scopes {@code left} as the owner's deadline. */
+    private static final ThreadLocal<String> REQUEST = new ThreadLocal<>();
+
+    private static ScopeHook requestHook(Duration left) {
+        return new ScopeHook() {
+            @Override
+            public Duration remainingTime() {
+                return left;
+            }
+
+            @Override
+            public Callable<Object> decorate(String scope, Callable<Object> task) {
+                String captured = REQUEST.get(); // in the owner, at fork
+                return () -> {
+                    REQUEST.set(captured);
+                    try {
+                        return task.call();
+                    } finally {
+                        REQUEST.remove();
+                    }
+                };
+            }
+        };
+    }
+
+    @Test
+    void theSchedulersHookCarriesTheOwnersContextIntoEachFork() throws Exception {
+        try (IOManager hooked = IOManager.builder().name("hooked").threads(1).stallThreshold(Duration.ZERO)
+                .scopeHook(requestHook(null)).build()) {
+            hooked.start();
+            List<String> seen = hooked.spawn(() -> {
+                REQUEST.set("order-42");
+                try (TaskScope<String, Void> scope = TaskScope.open()) {
+                    Subtask<String> a = scope.fork(REQUEST::get);
+                    Subtask<String> b = scope.fork(REQUEST::get, TaskScope.Placement.COMPUTE);
+                    scope.join();
+                    return List.of(a.get(), b.get());
+                } finally {
+                    REQUEST.remove();
+                }
+            }).join();
+            assertThat(seen).containsExactly("order-42", "order-42");
+            // a compute thread goes on to other work: nothing of the owner's is left on it
+            assertThat(ComputeProbe.threadLocalOnComputePool()).isNull();
+        }
+    }
+
+    /** Reads {@link #REQUEST} on a compute-pool thread. */
+    private static final class ComputeProbe {
+        static String threadLocalOnComputePool() throws Exception {
+            return java.util.concurrent.CompletableFuture.supplyAsync(REQUEST::get, Coroutines.computePool()).get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void aScopeWithoutATimeoutTakesWhatItsOwnerHasLeft() throws Exception {
+        AtomicInteger ended = new AtomicInteger();
+        try (IOManager hooked = IOManager.builder().name("hooked").threads(1).stallThreshold(Duration.ZERO)
+                .scopeHook(requestHook(Duration.ofMillis(150))).build()) {
+            hooked.start();
+            Coroutine<Object> owner = hooked.spawn(() -> {
+                try (TaskScope<Object, Void> scope = TaskScope.open()) {
+                    scope.fork(untilCancelled(new CountDownLatch(1), ended));
+                    return scope.join();
+                }
+            });
+            assertThatThrownBy(owner::join).cause().isInstanceOf(TaskScope.TimeoutException.class)
+                    .hasMessage("scope 'scope' timed out after PT0.15S (what its owner had left): its unfinished subtasks were cancelled");
+            assertThat(ended.get()).isEqualTo(1);
+            // a timeout of the scope's own wins over the owner's deadline
+            String own = hooked.spawn(() -> {
+                try (TaskScope<Object, Void> scope = TaskScope.open(Joiner.awaitAll(), c -> c.withTimeout(Duration.ofSeconds(30)))) {
+                    scope.fork(() -> {
+                        Coroutines.sleep(Duration.ofMillis(300));
+                        return null;
+                    });
+                    scope.join();
+                    return "joined";
+                }
+            }).join();
+            assertThat(own).isEqualTo("joined");
+        }
+    }
+
+    @Test
+    void interruptingAnOwnerBusyElsewhereCancelsItsForksAtOnce() throws Exception {
+        CountDownLatch forked = new CountDownLatch(1);
+        CountDownLatch forkEnded = new CountDownLatch(1);
+        CountDownLatch shielded = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Coroutine<Object> owner = io.spawnOn(0, () -> {
+            try (TaskScope<Object, Void> scope = TaskScope.open()) {
+                scope.fork(() -> {
+                    forked.countDown();
+                    try {
+                        Coroutines.sleep(Duration.ofSeconds(60));
+                        return null;
+                    } finally {
+                        forkEnded.countDown();
+                    }
+                });
+                // the owner's own blocking call, which must not be cut (a query on a pooled connection, say)
+                try (Shield ignored = Coroutines.shield(() -> { })) {
+                    shielded.countDown();
+                    release.await();
+                }
+                try {
+                    return scope.join();
+                } catch (InterruptedException e) {
+                    return "interrupted";
+                }
+            }
+        });
+        assertThat(forked.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(shielded.await(10, TimeUnit.SECONDS)).isTrue();
+        owner.interrupt();
+        // the fork ends while the owner is still inside its shield
+        assertThat(forkEnded.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(owner.state()).isNotEqualTo(CoroutineState.DONE);
+        release.countDown();
+        assertThat(owner.join()).isEqualTo("interrupted");
+    }
+
+    @Test
+    void theSchedulerCountsForksAndTheirEnds() throws Exception {
+        SchedulerStats before = io.stats();
+        owner(() -> {
+            try (TaskScope<Object, Void> scope = TaskScope.open()) {
+                scope.fork(() -> "fine");
+                return scope.join();
+            }
+        });
+        assertThatThrownBy(() -> owner(() -> {
+            try (TaskScope<Object, Void> scope = TaskScope.open()) {
+                scope.fork(untilCancelled(new CountDownLatch(1), new AtomicInteger()));
+                scope.fork(() -> {
+                    throw new IllegalStateException("down");
+                });
+                return scope.join();
+            }
+        })).isInstanceOf(TaskScope.FailedException.class);
+        SchedulerStats after = io.stats();
+        assertThat(after.forks() - before.forks()).isEqualTo(3);
+        assertThat(after.forksFailed() - before.forksFailed()).isEqualTo(1);
+        assertThat(after.forksCancelled() - before.forksCancelled()).isEqualTo(1);
+    }
+
+    @Test
+    void aForksCoroutineNamesItsScopeAndOwnerForDumps() throws Exception {
+        String attachment = owner(() -> {
+            Coroutines.current().orElseThrow().attach("GET /offers/{sku}");
+            try (TaskScope<String, Void> scope = TaskScope.open(Joiner.awaitAllSuccessfulOrThrow(), c -> c.withName("offer"))) {
+                Subtask<String> seen = scope.fork(() -> String.valueOf(Coroutines.current().orElseThrow().attachment()));
+                scope.join();
+                return seen.get();
+            }
+        });
+        assertThat(attachment).isEqualTo("subtask of scope 'offer' (UNAVAILABLE) of GET /offers/{sku}");
+    }
+
+    @Test
+    void aCancelledForkIsRecordedForFlightRecorder(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("forks.jfr");
+        try (Recording recording = new Recording()) {
+            recording.enable("io.cosched.ForkCancelled");
+            recording.start();
+            assertThatThrownBy(() -> owner(() -> {
+                Coroutines.current().orElseThrow().attach("GET /offers/7");
+                try (TaskScope<Object, Void> scope = TaskScope.open(Joiner.awaitAllSuccessfulOrThrow(), c -> c.withName("offer"))) {
+                    CountDownLatch started = new CountDownLatch(1);
+                    scope.fork(untilCancelled(started, new AtomicInteger()));
+                    started.await();
+                    scope.fork(() -> {
+                        throw new IllegalStateException("stock service down");
+                    });
+                    return scope.join();
+                }
+            })).isInstanceOf(TaskScope.FailedException.class);
+            recording.stop();
+            recording.dump(file);
+        }
+        // a fallback-mode JVM also starts each chunk with its periodic CarrierModeFallback event
+        List<RecordedEvent> events = RecordingFile.readAllEvents(file).stream()
+                .filter(e -> e.getEventType().getName().equals("io.cosched.ForkCancelled")).toList();
+        assertThat(events).hasSize(1);
+        RecordedEvent e = events.get(0);
+        assertThat(e.getString("scope")).isEqualTo("offer");
+        assertThat(e.getString("owner")).isEqualTo("GET /offers/7");
+        assertThat(e.getString("reason")).isEqualTo("its policy had its answer");
+        assertThat(e.getDuration("ranFor")).isPositive();
     }
 }

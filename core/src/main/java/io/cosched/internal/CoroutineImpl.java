@@ -59,6 +59,9 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
     // most coroutines never open one.
     private List<OpenShield> shields;
     private boolean interruptPending;
+    // Run by every interrupt, before it is delivered or held back by a shield: an open task scope cancels its
+    // subtasks there, at once. Guarded by this; null until the first scope.
+    private List<Runnable> interruptActions;
     // What the body threw, as thrown: CompletableFuture.get() would strip a CompletionException
     // (an AwaitTimeoutException, say) down to its cause. Written before the result completes.
     private Throwable failure;
@@ -319,9 +322,36 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
         return true;
     }
 
+    /** Runs {@code action} at each interrupt (and cancel) of this coroutine until removed. */
+    public void addInterruptAction(Runnable action) {
+        synchronized (this) {
+            if (interruptActions == null) {
+                interruptActions = new ArrayList<>(2);
+            }
+            interruptActions.add(action);
+        }
+    }
+
+    public void removeInterruptAction(Runnable action) {
+        synchronized (this) {
+            if (interruptActions != null) {
+                interruptActions.remove(action);
+            }
+        }
+    }
+
     @Override
     public void interrupt() {
         List<OpenShield> open;
+        List<Runnable> actions;
+        synchronized (this) {
+            actions = interruptActions == null || interruptActions.isEmpty() ? null : List.copyOf(interruptActions);
+        }
+        if (actions != null) {
+            for (Runnable a : actions) {
+                a.run();
+            }
+        }
         synchronized (this) {
             if (shields == null || shields.isEmpty()) {
                 open = null;

@@ -5,6 +5,7 @@ import io.cosched.CarrierStats;
 import io.cosched.Coroutine;
 import io.cosched.Scheduler;
 import io.cosched.SchedulerStats;
+import io.cosched.ScopeHook;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -40,6 +41,7 @@ public abstract class CoroutineRuntime implements Scheduler {
     private final long stallThresholdNanos;
     private final Ticker ticker;
     private final Set<CoroutineImpl<?>> tracked; // null unless tracking was asked for
+    private final ScopeHook scopeHook;
     final RunTarget orphanTarget;
     private volatile int state = NEW;
     private volatile StallWatchdog watchdog;
@@ -54,6 +56,7 @@ public abstract class CoroutineRuntime implements Scheduler {
         this.carrierMode = coroutineThreads.isCarrierMode();
         this.stallThresholdNanos = settings.stallThresholdNanos();
         this.tracked = settings.trackCoroutines() ? ConcurrentHashMap.newKeySet() : null;
+        this.scopeHook = settings.scopeHook();
         this.orphanTarget = new OrphanTarget(coroutineThreads.orphanExecutor());
         if (settings.requireCarrierMode() && !carrierMode) {
             throw new CarrierModeUnavailableException("scheduler '" + name + "' requires carrier mode "
@@ -65,6 +68,21 @@ public abstract class CoroutineRuntime implements Scheduler {
     @Override
     public final String name() {
         return name;
+    }
+
+    /** What task scopes opened on this scheduler's coroutines add; see {@link ScopeHook}. */
+    public final ScopeHook scopeHook() {
+        return scopeHook;
+    }
+
+    /** A task scope of a coroutine of this scheduler forked a subtask. */
+    public final void forkStarted() {
+        counters.forkStarted();
+    }
+
+    /** A subtask counted by {@link #forkStarted()} ended: it failed, or was cancelled (a cancelled one may have failed too). */
+    public final void forkEnded(boolean failed, boolean cancelled) {
+        counters.forkEnded(failed, cancelled);
     }
 
     final int lifecycle() {

@@ -12,12 +12,12 @@ import jdk.jfr.Timespan;
 
 /**
  * The runtime's JDK Flight Recorder events, category "cosched": a carrier stall (with its verdict and
- * the top of the stuck code's stack) and its end, and, at the start of every recording chunk, the
- * fallback mode when coroutines cannot run on cosched's carriers. Each costs a check of a constant
+ * the top of the stuck code's stack) and its end, a task scope's subtask cancelled before it ended, and, at the
+ * start of every recording chunk, the fallback mode when coroutines cannot run on cosched's carriers. Each costs a check of a constant
  * and of the event's enabled flag when no recording wants it. A JVM without the {@code jdk.jfr}
  * module (a trimmed runtime image) records nothing and loads none of the event classes.
  */
-final class JfrEvents {
+public final class JfrEvents {
 
     /** Whether this JVM has Flight Recorder at all. */
     static final boolean AVAILABLE = ModuleLayer.boot().findModule("jdk.jfr").isPresent();
@@ -60,6 +60,35 @@ final class JfrEvents {
     static final class CarrierModeFallback extends Event {
         @Label("Reason") String reason;
         @Label("Remedy") String remedy;
+    }
+
+    @Name("io.cosched.ForkCancelled")
+    @Label("Subtask Cancelled")
+    @Category("cosched")
+    @Description("A subtask of a task scope was cancelled before it ended: a sibling failed or won, the scope's deadline "
+            + "passed, its owner was interrupted (a request that timed out or whose client left), or it was closed early")
+    @StackTrace(false)
+    static final class ForkCancelled extends Event {
+        @Label("Scope") String scope;
+        @Label("Owner") @Description("what the scope's owner works for (a request), else its thread") String owner;
+        @Label("Reason") String reason;
+        @Label("Ran For") @Description("from the subtask's start to its end; 0 when it never ran")
+        @Timespan(Timespan.NANOSECONDS) long ranFor;
+    }
+
+    /** A subtask of scope {@code scope} ended cancelled, having run for {@code ranForNanos} (0: never ran). */
+    public static void forkCancelled(String scope, Object owner, String reason, long ranForNanos) {
+        if (!AVAILABLE) {
+            return;
+        }
+        ForkCancelled e = new ForkCancelled();
+        if (e.isEnabled()) {
+            e.scope = scope;
+            e.owner = String.valueOf(owner);
+            e.reason = reason;
+            e.ranFor = ranForNanos;
+            e.commit();
+        }
     }
 
     static void stall(String scheduler, String carrier, long stuckForNanos, boolean blocked, String task, int spilled,

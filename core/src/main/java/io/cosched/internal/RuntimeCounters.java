@@ -23,6 +23,9 @@ final class RuntimeCounters {
     private final LongAdder sleeping = new LongAdder();
     private final LongAdder fallbackWaiting = new LongAdder();
     private final LongAdder fallbackNotStarted = new LongAdder();
+    private final LongAdder forks = new LongAdder();
+    private final LongAdder forksFailed = new LongAdder();
+    private final LongAdder forksCancelled = new LongAdder();
     private final Object drainMonitor = new Object();
 
     /** A coroutine is about to be created; one that is then refused counts as {@link #finished}. */
@@ -49,6 +52,18 @@ final class RuntimeCounters {
 
     void fallbackWaitingAdd(int delta) {
         fallbackWaiting.add(delta);
+    }
+
+    void forkStarted() {
+        forks.increment();
+    }
+
+    void forkEnded(boolean failed, boolean cancelled) {
+        if (cancelled) {
+            forksCancelled.increment(); // a cancelled subtask's failure (its InterruptedException) is the cancel's
+        } else if (failed) {
+            forksFailed.increment();
+        }
     }
 
     /** Coroutines started and not finished. */
@@ -145,7 +160,7 @@ final class RuntimeCounters {
                 threads, active, threads - active, Math.max(0, queue), Math.max(0, live), ready, running, waiting,
                 sleepingNow, runtime.timersPending(), finished.sum(), localWakeups, remoteWakeups,
                 watchdog == null ? 0 : watchdog.stalls(), watchdog == null ? 0 : watchdog.starvations(), stalled,
-                runtime.state());
+                forks.sum(), forksFailed.sum(), forksCancelled.sum(), runtime.state());
     }
 
     /** One entry per carrier, in index order. */

@@ -1,5 +1,6 @@
 package io.cosched.internal;
 
+import io.cosched.ScopeHook;
 import io.cosched.Transport;
 
 /**
@@ -14,16 +15,17 @@ import io.cosched.Transport;
  * @param trackCoroutines     keep a set of live coroutines for a dump
  * @param transport           an IOManager's transport ({@code AUTO} picks); ignored by a pool
  * @param useCaller           a pool's last carrier is the thread calling {@code runOnCaller()}; ignored by an IOManager
+ * @param scopeHook           what task scopes opened on its coroutines add (a default deadline, context)
  */
 public record RuntimeSettings(String name, int threads, boolean daemon, boolean requireCarrierMode,
-        long stallThresholdNanos, boolean trackCoroutines, Transport transport, boolean useCaller) {
+        long stallThresholdNanos, boolean trackCoroutines, Transport transport, boolean useCaller, ScopeHook scopeHook) {
 
     /** {@code threads} carriers named after {@code name}, watchdog off, nothing else asked for: for tests. */
     static RuntimeSettings of(String name, int threads) {
-        return new RuntimeSettings(name, threads, true, false, 0, false, Transport.AUTO, false);
+        return new RuntimeSettings(name, threads, true, false, 0, false, Transport.AUTO, false, ScopeHook.NONE);
     }
 
     RuntimeSettings withStallThresholdNanos(long nanos) {
-        return new RuntimeSettings(name, threads, daemon, requireCarrierMode, nanos, trackCoroutines, transport, useCaller);
+        return new RuntimeSettings(name, threads, daemon, requireCarrierMode, nanos, trackCoroutines, transport, useCaller, scopeHook);
     }
 }
