@@ -64,6 +64,15 @@ public class CoschedMeterBinder implements MeterBinder {
             FunctionCounter.builder("cosched.starvations", s, x -> x.stats().starvations())
                     .description("Times a carrier sat a stall threshold in one task mostly waiting for a CPU (not stalls)")
                     .tags(tags).register(registry);
+            FunctionCounter.builder("cosched.forks", s, x -> x.stats().forks())
+                    .description("Subtasks forked by task scopes of this scheduler's coroutines")
+                    .tags(tags).register(registry);
+            FunctionCounter.builder("cosched.forks.ended", s, x -> x.stats().forksFailed())
+                    .description("Subtasks that ended failed (threw) or cancelled (their scope stopped them)")
+                    .tags(tags.and("outcome", "failed")).register(registry);
+            FunctionCounter.builder("cosched.forks.ended", s, x -> x.stats().forksCancelled())
+                    .description("Subtasks that ended failed (threw) or cancelled (their scope stopped them)")
+                    .tags(tags.and("outcome", "cancelled")).register(registry);
         }
         ServerConnections c = server;
         if (c != null) {

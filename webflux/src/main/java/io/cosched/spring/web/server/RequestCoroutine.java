@@ -156,6 +156,18 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
         }
     }
 
+    /**
+     * What is left of the request's timeout, for the task scopes its code opens: null when it has none or has begun
+     * to stream (the timeout no longer applies), zero or less once passed.
+     */
+    @Nullable Duration remainingTime() {
+        Duration timeout = policy.timeout();
+        if (timeout == null || ((int) STATE.getVolatile(this) & STREAMING) != 0) {
+            return null;
+        }
+        return timeout.minusNanos(System.nanoTime() - admittedNanos);
+    }
+
     private void armDeadline() {
         Duration timeout = policy.timeout();
         if (timeout != null && (state & TERMINATED) == 0) {
@@ -166,10 +178,12 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
     /** The coroutine: runs the handling, then hands its outcome back. */
     @Override
     public void run() {
-        coroutine = Coroutines.current().orElseThrow();
+        Coroutine<?> self = Coroutines.current().orElseThrow();
+        self.attach(this); // before any code of the request runs: its task scopes ask it for their deadline
+        coroutine = self;
         try {
             if (!interruptWanted) {
-                policy.restorer().wrap(actual.currentContext(), this::serve).run();
+                policy.restorer().wrap(actual.currentContext(), RequestScopes.withRequestLocale(exchange, this::serve)).run();
             }
         } catch (Throwable failed) {
             if (error == null) {

@@ -2,12 +2,15 @@ package io.cosched.spring.boot.autoconfigure.web;
 
 import io.cosched.IOManager;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
+import io.cosched.spring.boot.autoconfigure.CoschedCustomizer;
 import io.cosched.spring.boot.autoconfigure.CoschedProperties;
 import io.cosched.spring.boot.autoconfigure.CoschedProperties.WebMode;
 import io.cosched.spring.web.CoroutineHandlers;
 import io.cosched.spring.web.CoschedWebStats;
 import io.cosched.spring.web.server.CoroutineRequests;
 import io.cosched.spring.web.server.EarlyShedding;
+import io.cosched.spring.web.server.RequestScopes;
+import io.micrometer.observation.ObservationRegistry;
 import io.cosched.spring.web.server.StreamLimits;
 import io.cosched.spring.web.server.StreamingSupport;
 import org.springframework.beans.factory.ObjectProvider;
@@ -28,6 +31,7 @@ import org.springframework.boot.webflux.autoconfigure.WebFluxRegistrations;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
 import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.http.codec.ServerCodecConfigurer;
 import org.springframework.web.reactive.HandlerResultHandler;
@@ -80,6 +84,23 @@ public final class CoschedWebFluxAutoConfiguration {
         IOManager loops = io.getIfAvailable();
         Executor producers = loops != null ? loops : task -> Schedulers.boundedElastic().schedule(task);
         return new StreamingSupport(limits, producers);
+    }
+
+    /**
+     * Task scopes opened by a request's code end with its deadline and carry its context (MDC, observation,
+     * security context, locale) into their subtasks. First in order, so that a customizer of the application can
+     * set a hook of its own.
+     */
+    @Bean
+    @Order(Ordered.HIGHEST_PRECEDENCE)
+    CoschedCustomizer coschedRequestScopes(ObjectProvider<ObservationRegistry> observations) {
+        RequestScopes scopes = new RequestScopes(() -> observations.getIfAvailable(() -> ObservationRegistry.NOOP));
+        return new CoschedCustomizer() {
+            @Override
+            public void customize(IOManager.Builder builder) {
+                builder.scopeHook(scopes);
+            }
+        };
     }
 
     @Bean

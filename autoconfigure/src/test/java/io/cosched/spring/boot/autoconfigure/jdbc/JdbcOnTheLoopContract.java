@@ -3,7 +3,9 @@ package io.cosched.spring.boot.autoconfigure.jdbc;
 import com.zaxxer.hikari.HikariDataSource;
 import io.cosched.Coroutine;
 import io.cosched.CoroutineState;
+import io.cosched.Coroutines;
 import io.cosched.IOManager;
+import io.cosched.TaskScope;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
 import io.cosched.spring.boot.autoconfigure.LoadUnderFault;
 import io.cosched.jdbc.LoopBoundDataSource;
@@ -223,6 +225,46 @@ abstract class JdbcOnTheLoopContract {
             assertThat(c.toFuture().get(30, TimeUnit.SECONDS)).isEqualTo("same connection true, interrupted inside false, after true");
             assertThat(ds.interruptsDeferred()).isEqualTo(1);
             assertThat(ds.statementsCancelled()).as("it ended within the second cosched waits").isZero();
+        });
+    }
+
+    @Test
+    void aSubtaskCancelledMidStatementByAFailingSiblingFinishesItAndKeepsItsConnection() {
+        // one connection per loop: the subtask and the check after it must share it, so none may be broken and replaced
+        runner().withPropertyValues("spring.datasource.hikari.maximum-pool-size=2").run(context -> {
+            IOManager io = context.getBean(IOManager.class);
+            LoopBoundDataSource ds = context.getBean(LoopBoundDataSource.class);
+            Coroutine<String> owner = io.spawnOn(0, () -> {
+                int before = pid(ds);
+                java.util.concurrent.atomic.AtomicReference<String> query = new java.util.concurrent.atomic.AtomicReference<>();
+                try (TaskScope<Object, Void> scope = TaskScope.open()) {
+                    java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
+                    scope.fork(() -> {
+                        try (Connection conn = ds.getConnection(); Statement s = conn.createStatement()) {
+                            running.countDown();
+                            try (ResultSet rs = s.executeQuery(connectionIdAfter("0.4"))) {
+                                rs.next();
+                                query.set("finished on " + (rs.getInt(1) == before ? "the same connection" : "another"));
+                            }
+                        }
+                        Coroutines.sleep(Duration.ofSeconds(30)); // the deferred interrupt ends it here
+                        return null;
+                    });
+                    running.await();
+                    scope.fork(() -> {
+                        throw new IllegalStateException("sibling failed");
+                    });
+                    scope.join();
+                    return "joined";
+                } catch (TaskScope.FailedException e) {
+                    return e.getCause().getMessage() + "; statement " + query.get() + "; after: same connection "
+                            + (pid(ds) == before);
+                }
+            });
+            assertThat(owner.toFuture().get(30, TimeUnit.SECONDS))
+                    .isEqualTo("sibling failed; statement finished on the same connection; after: same connection true");
+            assertThat(ds.interruptsDeferred()).isEqualTo(1);
+            assertThat(ds.pools().get(0).getHikariPoolMXBean().getTotalConnections()).as("none broken, none added").isEqualTo(1);
         });
     }
 

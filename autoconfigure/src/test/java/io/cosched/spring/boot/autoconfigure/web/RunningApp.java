@@ -39,6 +39,7 @@ final class RunningApp implements BeforeAllCallback, AfterAllCallback, BeforeEac
     public void beforeEach(ExtensionContext extension) {
         WebTestApp.Probe.reset();
         StreamingHandlers.Probe.reset();
+        FanOutHandlers.Probe.reset();
     }
 
     ConfigurableApplicationContext context() {

@@ -34,7 +34,7 @@ import static org.springframework.web.reactive.function.server.ServerResponse.ok
 /** A WebFlux application with blocking handlers, started on a random port by the web tests. */
 @SpringBootConfiguration
 @EnableAutoConfiguration
-@org.springframework.context.annotation.Import(StreamingHandlers.class)
+@org.springframework.context.annotation.Import({StreamingHandlers.class, FanOutHandlers.class})
 public class WebTestApp {
 
     static {

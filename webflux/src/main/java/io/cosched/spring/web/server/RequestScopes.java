@@ -1,0 +1,187 @@
+package io.cosched.spring.web.server;
+
+import io.cosched.Coroutines;
+import io.cosched.ScopeHook;
+import io.micrometer.context.ContextRegistry;
+import io.micrometer.context.ContextSnapshot;
+import io.micrometer.context.ContextSnapshotFactory;
+import io.micrometer.context.ThreadLocalAccessor;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.MDC;
+import org.springframework.context.i18n.LocaleContext;
+import org.springframework.context.i18n.LocaleContextHolder;
+import org.springframework.security.core.context.SecurityContext;
+import org.springframework.security.core.context.SecurityContextHolder;
+import org.springframework.security.core.context.SecurityContextHolderStrategy;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.function.SingletonSupplier;
+import org.springframework.web.server.ServerWebExchange;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.function.Supplier;
+
+/**
+ * What a {@link io.cosched.TaskScope} opened by a request's code gets from the request: a scope without a timeout
+ * of its own ends with the request's deadline, and each subtask runs with the owner's context as it was at the
+ * fork: its MDC, every thread-local registered with Micrometer's context-propagation (the current observation, so
+ * trace ids follow), Spring Security's {@link SecurityContextHolder} and Spring's {@link LocaleContextHolder}, all
+ * cleared again when the subtask ends. Where the owner has a current observation, each subtask is an observation of
+ * its own, {@value #OBSERVATION}, its child (a span per subtask where tracing is on). Each part is there only when
+ * its library is on the class path.
+ *
+ * <p>Wiring: public for the starter, which sets it as the IOManager's {@link ScopeHook}; not an API.
+ */
+public final class RequestScopes implements ScopeHook {
+
+    /** The observation each subtask of a request is, when the owner has one: its low-cardinality key {@code cosched.scope}. */
+    public static final String OBSERVATION = "cosched.fork";
+
+    private static final boolean SLF4J = present("org.slf4j.MDC");
+    private static final boolean MICROMETER = present("io.micrometer.context.ContextSnapshotFactory");
+    private static final boolean SECURITY = present("org.springframework.security.core.context.SecurityContextHolder");
+    private static final boolean LOCALE = present("org.springframework.context.i18n.LocaleContextHolder");
+
+    private final Supplier<ObservationRegistry> observations;
+    private final @Nullable ContextSnapshotFactory snapshots;
+
+    /** @param observations the application's registry, asked for at the first fork (noop when it has none) */
+    public RequestScopes(Supplier<ObservationRegistry> observations) {
+        this.observations = SingletonSupplier.of(observations); // a bean lookup once, not at every fork
+        this.snapshots = MICROMETER ? ContextSnapshotFactory.builder().build() : null;
+    }
+
+    private static boolean present(String type) {
+        return ClassUtils.isPresent(type, RequestScopes.class.getClassLoader());
+    }
+
+    /** What is left of the request's timeout, when the owner is a request's coroutine that has not begun to stream. */
+    @Override
+    public @Nullable Duration remainingTime() {
+        return Coroutines.current().map(c -> c.attachment() instanceof RequestCoroutine<?> r ? r.remainingTime() : null)
+                .orElse(null);
+    }
+
+    @Override
+    public Callable<Object> decorate(String scope, Callable<Object> task) {
+        Callable<Object> observed = observed(scope, task);
+        Callable<Object> withSnapshot = MICROMETER ? withSnapshot(observed) : observed;
+        Callable<Object> withSecurity = SECURITY ? Security.carry(withSnapshot) : withSnapshot;
+        Callable<Object> withLocale = LOCALE ? withLocale(withSecurity) : withSecurity;
+        return SLF4J ? withMdc(withLocale) : withLocale;
+    }
+
+    /** The subtask as an observation of its own, the owner's current one its parent; as is when the owner has none. */
+    private Callable<Object> observed(String scope, Callable<Object> task) {
+        ObservationRegistry registry = observations.get();
+        Observation parent = registry.getCurrentObservation();
+        if (parent == null || registry.isNoop()) {
+            return task;
+        }
+        return () -> Observation.createNotStarted(OBSERVATION, registry)
+                .parentObservation(parent)
+                .contextualName("fork " + scope)
+                .lowCardinalityKeyValue("cosched.scope", scope)
+                .observeChecked(task::call);
+    }
+
+    /** Every registered thread-local of the owner (the current observation among them) set around the subtask. */
+    private Callable<Object> withSnapshot(Callable<Object> task) {
+        if (!holdsAnyValue()) {
+            return task; // an empty snapshot would set nothing: most forks of an application without tracing
+        }
+        ContextSnapshot snapshot = snapshots.captureAll();
+        return () -> {
+            try (ContextSnapshot.Scope ignored = snapshot.setThreadLocals()) {
+                return task.call();
+            }
+        };
+    }
+
+    /** Read per fork: accessors may be registered after this hook was made. */
+    private static boolean holdsAnyValue() {
+        for (ThreadLocalAccessor<?> accessor : ContextRegistry.getInstance().getThreadLocalAccessors()) {
+            if (accessor.getValue() != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static Callable<Object> withMdc(Callable<Object> task) {
+        Map<String, String> owners = MDC.getCopyOfContextMap();
+        if (owners == null || owners.isEmpty()) {
+            return task;
+        }
+        return () -> {
+            Map<String, String> before = MDC.getCopyOfContextMap(); // a compute thread's, normally none
+            MDC.setContextMap(owners);
+            try {
+                return task.call();
+            } finally {
+                if (before == null) {
+                    MDC.clear();
+                } else {
+                    MDC.setContextMap(before);
+                }
+            }
+        };
+    }
+
+    /**
+     * Runs a request's coroutine with {@link LocaleContextHolder} giving the request's locale (its
+     * {@code Accept-Language}, or the application's {@code LocaleContextResolver}), as Spring MVC does for blocking
+     * code ({@code MessageSource} lookups); resolved only when asked for.
+     */
+    static Runnable withRequestLocale(ServerWebExchange exchange, Runnable task) {
+        if (!LOCALE) {
+            return task;
+        }
+        return () -> {
+            LocaleContextHolder.setLocaleContext(() -> exchange.getLocaleContext().getLocale());
+            try {
+                task.run();
+            } finally {
+                LocaleContextHolder.resetLocaleContext();
+            }
+        };
+    }
+
+    private static Callable<Object> withLocale(Callable<Object> task) {
+        LocaleContext owners = LocaleContextHolder.getLocaleContext();
+        if (owners == null) {
+            return task;
+        }
+        return () -> {
+            LocaleContextHolder.setLocaleContext(owners);
+            try {
+                return task.call();
+            } finally {
+                LocaleContextHolder.resetLocaleContext();
+            }
+        };
+    }
+
+    /** Apart, so that its classes load only with Spring Security there. */
+    private static final class Security {
+
+        static Callable<Object> carry(Callable<Object> task) {
+            SecurityContextHolderStrategy holder = SecurityContextHolder.getContextHolderStrategy();
+            SecurityContext owners = holder.getContext();
+            if (owners.getAuthentication() == null) {
+                return task; // an empty context: what a subtask would find anyway
+            }
+            return () -> {
+                holder.setContext(owners);
+                try {
+                    return task.call();
+                } finally {
+                    holder.clearContext();
+                }
+            };
+        }
+    }
+}
