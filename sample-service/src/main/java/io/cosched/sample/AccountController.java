@@ -1,5 +1,6 @@
 package io.cosched.sample;
 
+import io.cosched.TaskScope;
 import io.cosched.spring.web.RunAsCoroutine;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotBlank;
@@ -43,6 +44,24 @@ class AccountController {
     @GetMapping("/accounts/{id}/statement")
     AccountService.StatementView statement(@PathVariable long id) {
         return accounts.statement(id);
+    }
+
+    /**
+     * The account and its statement, read at once (two transactions on two pooled connections of the request's
+     * loop); each subtask runs with the caller's security context, so the service's method security applies.
+     */
+    @GetMapping("/accounts/{id}/overview")
+    Overview overview(@PathVariable long id) throws InterruptedException {
+        try (TaskScope<Object, Void> scope = TaskScope.open(TaskScope.Joiner.awaitAllSuccessfulOrThrow(),
+                c -> c.withName("overview"))) {
+            TaskScope.Subtask<AccountService.AccountView> account = scope.fork(() -> accounts.find(id));
+            TaskScope.Subtask<AccountService.StatementView> statement = scope.fork(() -> accounts.statement(id));
+            scope.join();
+            return new Overview(account.get(), statement.get().deposits().size());
+        }
+    }
+
+    record Overview(AccountService.AccountView account, int deposits) {
     }
 
     @PostMapping("/accounts/{id}/deposits")
