@@ -198,6 +198,27 @@ class RequestCoroutineTest {
     }
 
     @Test
+    void aTaskScopeOfTheHandlerGetsWhatIsLeftOfTheRequestsTimeout() throws Exception {
+        CoroutineRequests requests = requests(Duration.ofSeconds(30), null, true);
+        RequestScopes scopes = new RequestScopes(() -> io.micrometer.observation.ObservationRegistry.NOOP);
+        Outcome<Duration> outcome = subscribe(requests, executor -> Mono.fromCallable(() -> {
+            Coroutines.sleep(Duration.ofMillis(50));
+            return scopes.remainingTime();
+        }));
+        outcome.subscription().request(1);
+        String left = outcome.next();
+        assertThat(left).startsWith("next PT");
+        Duration remaining = Duration.parse(left.substring("next ".length()));
+        assertThat(remaining).isLessThanOrEqualTo(Duration.ofMillis(29_950)).isGreaterThan(Duration.ofSeconds(20));
+        assertThat(scopes.remainingTime()).as("outside any request").isNull();
+        // a request without a timeout gives its scopes none
+        CoroutineRequests unlimited = new CoroutineRequests(io, stats, null, null, true, false, StreamLimits.DEFAULT);
+        Outcome<String> none = subscribe(unlimited, executor -> Mono.fromCallable(() -> String.valueOf(scopes.remainingTime())));
+        none.subscription().request(1);
+        assertThat(none.next()).isEqualTo("next null");
+    }
+
+    @Test
     void aHandlerWithinTheDeadlineAnswersAndItsTimerIsCancelled() throws Exception {
         CoroutineRequests requests = requests(Duration.ofSeconds(30), null, true);
         Outcome<String> outcome = subscribe(requests, executor -> Mono.just("order 7"));
