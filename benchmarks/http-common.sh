@@ -49,6 +49,7 @@ bench_variants=(
   "reactive|webflux||--bench.variant=reactive --cosched.enabled=false"
   "elastic|webflux||--bench.variant=elastic --cosched.enabled=false"
   "virtual-threads|webflux||--bench.variant=virtual --cosched.enabled=false --spring.threads.virtual.enabled=true"
+  "virtual-threads-sts|webflux|--enable-preview|--bench.variant=virtual --bench.fanout=structured --cosched.enabled=false --spring.threads.virtual.enabled=true"
   "virtual-threads-actuator|actuator||--bench.variant=virtual --cosched.enabled=false --spring.threads.virtual.enabled=true"
   "mvc-virtual-threads|mvc||"
   "helidon|helidon||"

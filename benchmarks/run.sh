@@ -12,7 +12,11 @@
 # Spring: Helidon SE 4 (virtual thread per connection, Helidon's WebClient) and Micronaut's loom
 # carrier (virtual threads on its Netty loop, Micronaut's HttpClient). Every blocking Spring variant
 # calls the downstream stub with the RestClient from Spring Boot's builder (whatever request factory
-# its stack gives it) and, in the downstream-jdk scenario, with the JDK's HTTP client; it reads the
+# its stack gives it) and, in the downstream-jdk scenario, with the JDK's HTTP client; in the fanout scenario
+# (GET /fanout) one request makes three such calls at once and answers when all three are back: cosched and
+# its fallback with cosched's TaskScope, Spring's virtual threads with three CompletableFutures on a
+# virtual-thread-per-task executor (virtual-threads-sts: with the JDK 25's preview StructuredTaskScope, for the
+# build on JDK 25 only), the reactive variant with Mono.zip of three WebClient calls; it reads the
 # database with JdbcClient on Spring Boot's HikariCP DataSource: H2 in memory, or a real PostgreSQL
 # (the postgres scenario) or MariaDB (the mariadb scenario with MariaDB Connector/J, for every variant
 # but cosched-actuator-noobs, the reactive one with MariaDB's R2DBC driver; the mysql
@@ -65,6 +69,7 @@ scenarios=(
   "downstream-2000|/downstream|2000|h2"
   "downstream-jdk-200|/downstream-jdk|200|h2"
   "downstream-webclient-200|/downstream-webclient|200|h2"
+  "fanout|/fanout|100|h2"
   "jdbc|/jdbc?id=7|100|h2"
   "postgres|/jdbc?id=7|100|pg"
   "mariadb|/jdbc?id=7|100|my"
@@ -81,6 +86,11 @@ bench_runs() {
     cosched-reactor-client:downstream-webclient-200) ;;
     cosched-reactor-client:*) return 1 ;;
     reactive:jdbc | reactive:downstream-jdk-200) return 1 ;;
+    # three downstream calls at once: each stack's own way to fork and join (TaskScope, CompletableFuture, Mono.zip)
+    cosched:fanout | cosched-fallback:fanout | virtual-threads:fanout | reactive:fanout) ;;
+    virtual-threads-sts:fanout) ;; # the fan-out with the JDK's preview StructuredTaskScope; nothing else differs
+    virtual-threads-sts:*) return 1 ;;
+    *:fanout) return 1 ;;
     # Spring's virtual threads with Actuator's defaults, the peer of cosched-actuator
     virtual-threads-actuator:hello | virtual-threads-actuator:postgres | virtual-threads-actuator:redis) ;;
     virtual-threads-actuator:mariadb | virtual-threads-actuator:downstream-webclient-200) ;;

@@ -45,6 +45,13 @@ public class ReactiveHandlers {
         return client.get().uri(uri).retrieve().bodyToMono(String.class);
     }
 
+    /** Three downstream calls at once (zip subscribes to all three), the bodies as a JSON array: the fanout scenario. */
+    @GetMapping("/fanout")
+    public Mono<String> fanout() {
+        return Mono.zip(downstream(), downstream(), downstream())
+                .map(t -> "[" + t.getT1() + "," + t.getT2() + "," + t.getT3() + "]");
+    }
+
     @GetMapping("/jdbc")
     public Mono<String> jdbc(@RequestParam(defaultValue = "1") int id) {
         // a named parameter: Spring writes each database's own marker ($1 on PostgreSQL, ? on MariaDB)
