@@ -3,6 +3,7 @@ package io.cosched.spring.web.server;
 import io.cosched.Coroutines;
 import io.cosched.IOManager;
 import io.cosched.spring.web.CoschedWebStats;
+import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
@@ -200,7 +201,7 @@ class RequestCoroutineTest {
     @Test
     void aTaskScopeOfTheHandlerGetsWhatIsLeftOfTheRequestsTimeout() throws Exception {
         CoroutineRequests requests = requests(Duration.ofSeconds(30), null, true);
-        RequestScopes scopes = new RequestScopes(() -> io.micrometer.observation.ObservationRegistry.NOOP);
+        RequestScopes scopes = new RequestScopes(() -> ObservationRegistry.NOOP);
         Outcome<Duration> outcome = subscribe(requests, executor -> Mono.fromCallable(() -> {
             Coroutines.sleep(Duration.ofMillis(50));
             return scopes.remainingTime();
