@@ -34,6 +34,12 @@ final class Tokens {
         return Base64.getEncoder().encodeToString(keys.getPublic().getEncoded());
     }
 
+    /** The public key as a JSON Web Key set, what a {@code jwk-set-uri} serves. */
+    String jwkSet() {
+        return new com.nimbusds.jose.jwk.JWKSet(new com.nimbusds.jose.jwk.RSAKey.Builder(
+                (java.security.interfaces.RSAPublicKey) keys.getPublic()).build()).toString();
+    }
+
     String token(String subject, Instant expires, String... roles) {
         return sign(subject, expires, roles, keys);
     }

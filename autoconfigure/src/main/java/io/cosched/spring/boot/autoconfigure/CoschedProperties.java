@@ -406,8 +406,23 @@ public class CoschedProperties {
          */
         private Duration threshold = Duration.ofMillis(100);
 
+        /**
+         * How long after start a stall counts as the JVM warming up (class loading, code not compiled yet): one INFO
+         * line without the stack, counted in warmUpStalls (meter cosched.stalls.warmup) rather than stalls; its work
+         * moves as for any stall. A stall in code that loads classes counts as warm-up at any time. 0: only those.
+         */
+        private Duration warmUp = Duration.ofSeconds(60);
+
         public Duration getThreshold() {
             return threshold;
+        }
+
+        public Duration getWarmUp() {
+            return warmUp;
+        }
+
+        public void setWarmUp(Duration warmUp) {
+            this.warmUp = Arguments.nonNegative("warmUp", warmUp);
         }
 
         public void setThreshold(Duration threshold) {
@@ -560,6 +575,21 @@ public class CoschedProperties {
          * Netty either way. Needs enabled.
          */
         private boolean loopClient = true;
+
+        /**
+         * Whether Reactor Netty's global HTTP resources, which clients not made from Spring Boot's builder use
+         * (WebClient.create(), Spring Security's JWK set client), run on the IOManager's event loops rather than on
+         * Reactor Netty's own reactor-http threads; given back when the context closes.
+         */
+        private boolean globalLoops = true;
+
+        public boolean isGlobalLoops() {
+            return globalLoops;
+        }
+
+        public void setGlobalLoops(boolean globalLoops) {
+            this.globalLoops = globalLoops;
+        }
 
         public boolean isEnabled() {
             return enabled;

@@ -4,6 +4,7 @@ import io.cosched.IOManager;
 import io.cosched.net.LoopProgressHandler;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
 import io.cosched.spring.boot.autoconfigure.CoschedProperties;
+import io.cosched.spring.web.server.GlobalLoops;
 import io.cosched.spring.web.server.IOManagerLoopResources;
 import io.cosched.spring.web.server.LoopConnectionProvider;
 import io.cosched.spring.web.server.ServerConnections;
@@ -11,6 +12,7 @@ import org.springframework.boot.web.server.context.WebServerInitializedEvent;
 import org.springframework.context.ApplicationListener;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
@@ -48,6 +50,18 @@ public final class CoschedReactorNettyAutoConfiguration {
             factory.setConnectionProviderSupplier(() -> LoopConnectionProvider.create(io, "webflux", MAX_CONNECTIONS));
         }
         return factory;
+    }
+
+    /**
+     * Reactor Netty clients not made from the factory ({@code WebClient.create()}, Spring Security's JWK set client)
+     * on the IOManager's loops too: no {@code reactor-http-*} thread, and a request waiting for such a call goes on
+     * from its own loop. Given back to Reactor Netty when the context closes.
+     */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    @ConditionalOnBooleanProperty(name = "cosched.web-client.global-loops", matchIfMissing = true)
+    GlobalLoops coschedGlobalLoops(IOManager io) {
+        return GlobalLoops.install(io);
     }
 
     /**

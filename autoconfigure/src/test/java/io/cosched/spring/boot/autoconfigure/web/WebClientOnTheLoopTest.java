@@ -4,6 +4,7 @@ import io.cosched.http.client.HttpStub;
 import io.cosched.IOManager;
 import io.cosched.TestSupport;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
+import io.cosched.spring.web.server.GlobalLoops;
 import io.cosched.spring.web.server.LoopConnectionProvider;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -19,6 +20,7 @@ import org.springframework.http.client.reactive.ClientHttpConnector;
 import org.springframework.web.reactive.function.client.WebClient;
 
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -46,6 +48,35 @@ class WebClientOnTheLoopTest {
     @AfterEach
     void stopStub() {
         stub.close();
+    }
+
+    @Test
+    void aWebClientNotFromBootsBuilderRunsOnTheLoopsOfItsCaller() {
+        java.util.concurrent.atomic.AtomicReference<GlobalLoops> installed = new java.util.concurrent.atomic.AtomicReference<>();
+        runner.run(context -> {
+            IOManager io = context.getBean(IOManager.class);
+            GlobalLoops global = context.getBean(GlobalLoops.class);
+            assertThat(global.isInstalled()).isTrue();
+            // what Spring Security's JWK set client and libraries' own clients are: Reactor Netty's global resources
+            WebClient plain = WebClient.create();
+            for (int loop = 0; loop < 2; loop++) {
+                int home = loop;
+                // a new connection each (the global pool's idle connections are shared by the loops): opened on the caller's
+                String answeredOn = io.eventLoop(home).submit(() -> plain.get().uri(hello).header("Connection", "close")
+                        .retrieve().bodyToMono(String.class)
+                        .map(body -> body + " on " + Thread.currentThread().getName()).toFuture()).get(10, TimeUnit.SECONDS)
+                        .get(10, TimeUnit.SECONDS);
+                assertThat(answeredOn).isEqualTo("hello on cosched-io-" + home);
+            }
+            installed.set(global);
+        });
+        assertThat(installed.get().isInstalled()).as("given back when the context closed").isFalse();
+    }
+
+    @Test
+    void theGlobalLoopsStayReactorNettysWhenTurnedOff() {
+        runner.withPropertyValues("cosched.web-client.global-loops=false")
+                .run(context -> assertThat(context).doesNotHaveBean(GlobalLoops.class));
     }
 
     @Test
