@@ -17,6 +17,7 @@ abstract sealed class SchedulerBuilder<B extends SchedulerBuilder<B>> permits IO
     boolean daemon;
     boolean requireCarrierMode;
     Duration stallThreshold = IOManager.DEFAULT_STALL_THRESHOLD;
+    Duration stallWarmUp = IOManager.DEFAULT_STALL_WARM_UP;
     boolean trackCoroutines;
     ScopeHook scopeHook = ScopeHook.NONE;
 
@@ -68,6 +69,17 @@ abstract sealed class SchedulerBuilder<B extends SchedulerBuilder<B>> permits IO
     }
 
     /**
+     * How long after start a stall counts as the JVM warming up (class loading, code the JIT has not compiled yet):
+     * it is logged as one INFO line without the stack, counted in {@link SchedulerStats#warmUpStalls()} rather than
+     * {@link SchedulerStats#stalls()}, and its work moves as for any stall. A stall whose stuck code is loading or
+     * initialising classes counts as warm-up whenever it happens. Default 60 s; {@link Duration#ZERO}: only those.
+     */
+    public B stallWarmUp(Duration warmUp) {
+        this.stallWarmUp = warmUp;
+        return self();
+    }
+
+    /**
      * Keep a set of live coroutines, so that {@link Scheduler#coroutines()} can list them for a
      * dump. Costs a concurrent-set insert and removal per coroutine. Default false.
      */
@@ -90,9 +102,10 @@ abstract sealed class SchedulerBuilder<B extends SchedulerBuilder<B>> permits IO
         Arguments.nonBlank("name", name);
         Arguments.positive("threads", threads);
         Arguments.nonNegative("stallThreshold", stallThreshold);
+        Arguments.nonNegative("stallWarmUp", stallWarmUp);
         Objects.requireNonNull(scopeHook, "scopeHook: null (expected: a hook, or ScopeHook.NONE)");
         return new RuntimeSettings(name, threads, daemon, requireCarrierMode,
                 Durations.toNanos("stallThreshold", stallThreshold, false), trackCoroutines, transport, useCaller,
-                scopeHook);
+                scopeHook, Durations.toNanos("stallWarmUp", stallWarmUp, false));
     }
 }

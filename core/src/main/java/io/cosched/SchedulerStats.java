@@ -28,6 +28,8 @@ package io.cosched;
  *                        thread, another loop): each costs a thread hop, and for a loop an eventfd write
  * @param stalls          stalls detected since start: times a carrier was seen stuck in one task past
  *                        the stall threshold, burning CPU or blocked (0 when the watchdog is off)
+ * @param warmUpStalls    stalls while the JVM warmed up ({@link IOManager.Builder#stallWarmUp}: in the warm-up
+ *                        period after start, or with the stuck code loading classes), not counted in {@code stalls}
  * @param starvations     times a carrier sat a stall threshold in one task mostly waiting for a CPU the
  *                        OS did not give it (an overloaded host or CPU-throttled container): not stalls
  * @param stalledThreads  carriers stuck right now
@@ -56,6 +58,7 @@ public record SchedulerStats(
         long localWakeups,
         long remoteWakeups,
         long stalls,
+        long warmUpStalls,
         long starvations,
         int stalledThreads,
         long forks,

@@ -25,7 +25,7 @@ class StatsTest {
             for (int i = 0; i < 10; i++) {
                 io.spawn(() -> 1).join();
             }
-            SchedulerStats quiet = new SchedulerStats("quiet-io", SchedulerStats.Type.IO, MODE, 2, 0, 2, 0, 0, 0, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 0, SchedulerStats.State.RUNNING);
+            SchedulerStats quiet = new SchedulerStats("quiet-io", SchedulerStats.Type.IO, MODE, 2, 0, 2, 0, 0, 0, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0, SchedulerStats.State.RUNNING);
             // the last carrier step may still be finishing when join() returns: wait for the quiet state, then hold it
             eventually(Duration.ofSeconds(5), () -> io.stats().equals(quiet), () -> io.stats().toString());
             assertThat(io.stats()).isEqualTo(quiet);
@@ -39,7 +39,7 @@ class StatsTest {
             for (int i = 0; i < 7; i++) {
                 pool.spawn(() -> 1).join();
             }
-            SchedulerStats quiet = new SchedulerStats("quiet-pool", SchedulerStats.Type.POOL, MODE, 3, 0, 3, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 0, SchedulerStats.State.RUNNING);
+            SchedulerStats quiet = new SchedulerStats("quiet-pool", SchedulerStats.Type.POOL, MODE, 3, 0, 3, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, SchedulerStats.State.RUNNING);
             eventually(Duration.ofSeconds(5), () -> pool.stats().equals(quiet), () -> pool.stats().toString());
             assertThat(pool.stats()).isEqualTo(quiet);
         }

@@ -39,6 +39,7 @@ public abstract class CoroutineRuntime implements Scheduler {
     final CoroutineThreads coroutineThreads;
     final boolean carrierMode;
     private final long stallThresholdNanos;
+    private final long stallWarmUpNanos;
     private final Ticker ticker;
     private final Set<CoroutineImpl<?>> tracked; // null unless tracking was asked for
     private final ScopeHook scopeHook;
@@ -55,6 +56,7 @@ public abstract class CoroutineRuntime implements Scheduler {
         this.coroutineThreads = CoroutineThreads.get();
         this.carrierMode = coroutineThreads.isCarrierMode();
         this.stallThresholdNanos = settings.stallThresholdNanos();
+        this.stallWarmUpNanos = settings.stallWarmUpNanos();
         this.tracked = settings.trackCoroutines() ? ConcurrentHashMap.newKeySet() : null;
         this.scopeHook = settings.scopeHook();
         this.orphanTarget = new OrphanTarget(coroutineThreads.orphanExecutor());
@@ -148,8 +150,8 @@ public abstract class CoroutineRuntime implements Scheduler {
     /** Starts the stall watchdog, once the carriers exist; after {@link #markStarted}. */
     protected final void startWatchdog() {
         if (stallThresholdNanos > 0) {
-            StallWatchdog w = new StallWatchdog(this, carrierArray(), stallThresholdNanos, ticker, ThreadTimes.SYSTEM,
-                    StallWatchdog.HICCUP);
+            StallWatchdog w = new StallWatchdog(this, carrierArray(), stallThresholdNanos, stallWarmUpNanos, ticker,
+                    ThreadTimes.SYSTEM, StallWatchdog.HICCUP);
             watchdog = w;
             w.start();
         }
@@ -165,7 +167,12 @@ public abstract class CoroutineRuntime implements Scheduler {
 
     /** With the carriers' thread times from {@code times}, distrusting gaps between looks over {@code hiccupNanos}. */
     StallWatchdog manualWatchdog(long thresholdNanos, Ticker ticker, ThreadTimes times, long hiccupNanos) {
-        StallWatchdog w = new StallWatchdog(this, carrierArray(), thresholdNanos, ticker, times, hiccupNanos);
+        return manualWatchdog(thresholdNanos, 0, ticker, times, hiccupNanos);
+    }
+
+    /** With a warm-up period of {@code warmUpNanos} from now. */
+    StallWatchdog manualWatchdog(long thresholdNanos, long warmUpNanos, Ticker ticker, ThreadTimes times, long hiccupNanos) {
+        StallWatchdog w = new StallWatchdog(this, carrierArray(), thresholdNanos, warmUpNanos, ticker, times, hiccupNanos);
         watchdog = w;
         return w;
     }

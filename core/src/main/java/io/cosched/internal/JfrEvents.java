@@ -38,6 +38,8 @@ public final class JfrEvents {
         @Label("Task") @Description("the coroutine or task the carrier is stuck in") String task;
         @Label("Spilled") @Description("queued continuations handed to other carriers") int spilled;
         @Label("Top Frames") String topFrames;
+        @Label("Warm-Up") @Description("in the warm-up period after start, or loading classes: logged as one line, "
+                + "counted apart from the other stalls") boolean warmUp;
     }
 
     @Name("io.cosched.StallEnded")
@@ -92,7 +94,7 @@ public final class JfrEvents {
     }
 
     static void stall(String scheduler, String carrier, long stuckForNanos, boolean blocked, String task, int spilled,
-            StackTraceElement[] stack, int frames) {
+            StackTraceElement[] stack, int frames, boolean warmUp) {
         if (!AVAILABLE) {
             return;
         }
@@ -106,6 +108,7 @@ public final class JfrEvents {
         e.verdict = blocked ? "blocked" : "running";
         e.task = task;
         e.spilled = spilled;
+        e.warmUp = warmUp;
         StringBuilder sb = new StringBuilder();
         for (int k = 0; k < Math.min(frames, stack.length); k++) {
             sb.append(k == 0 ? "" : "\n").append(stack[k]);

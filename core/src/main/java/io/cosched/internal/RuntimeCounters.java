@@ -159,7 +159,8 @@ final class RuntimeCounters {
                 runtime.carrierMode ? SchedulerStats.Mode.CARRIER : SchedulerStats.Mode.FALLBACK,
                 threads, active, threads - active, Math.max(0, queue), Math.max(0, live), ready, running, waiting,
                 sleepingNow, runtime.timersPending(), finished.sum(), localWakeups, remoteWakeups,
-                watchdog == null ? 0 : watchdog.stalls(), watchdog == null ? 0 : watchdog.starvations(), stalled,
+                watchdog == null ? 0 : watchdog.stalls(), watchdog == null ? 0 : watchdog.warmUpStalls(),
+                watchdog == null ? 0 : watchdog.starvations(), stalled,
                 forks.sum(), forksFailed.sum(), forksCancelled.sum(), runtime.state());
     }
 

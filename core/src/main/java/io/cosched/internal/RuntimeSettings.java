@@ -16,16 +16,19 @@ import io.cosched.Transport;
  * @param transport           an IOManager's transport ({@code AUTO} picks); ignored by a pool
  * @param useCaller           a pool's last carrier is the thread calling {@code runOnCaller()}; ignored by an IOManager
  * @param scopeHook           what task scopes opened on its coroutines add (a default deadline, context)
+ * @param stallWarmUpNanos    how long after start a stall counts as the JVM warming up (one line, counted apart)
  */
 public record RuntimeSettings(String name, int threads, boolean daemon, boolean requireCarrierMode,
-        long stallThresholdNanos, boolean trackCoroutines, Transport transport, boolean useCaller, ScopeHook scopeHook) {
+        long stallThresholdNanos, boolean trackCoroutines, Transport transport, boolean useCaller, ScopeHook scopeHook,
+        long stallWarmUpNanos) {
 
     /** {@code threads} carriers named after {@code name}, watchdog off, nothing else asked for: for tests. */
     static RuntimeSettings of(String name, int threads) {
-        return new RuntimeSettings(name, threads, true, false, 0, false, Transport.AUTO, false, ScopeHook.NONE);
+        return new RuntimeSettings(name, threads, true, false, 0, false, Transport.AUTO, false, ScopeHook.NONE, 0);
     }
 
     RuntimeSettings withStallThresholdNanos(long nanos) {
-        return new RuntimeSettings(name, threads, daemon, requireCarrierMode, nanos, trackCoroutines, transport, useCaller, scopeHook);
+        return new RuntimeSettings(name, threads, daemon, requireCarrierMode, nanos, trackCoroutines, transport, useCaller, scopeHook,
+                stallWarmUpNanos);
     }
 }

@@ -51,7 +51,10 @@ final class StallWatchdog implements Runnable {
     private final Ticker ticker;
     private final ThreadTimes times;
     private final LongAdder stalls = new LongAdder();
+    private final LongAdder warmUpStalls = new LongAdder();
     private final LongAdder starvations = new LongAdder();
+    private final long startedAt;    // when watching began: the warm-up runs from here
+    private final long warmUpNanos;  // how long stalls count as warm-up whatever their stack; 0: only class loading does
 
     // Per carrier, confined to check() (synchronized): the last progress count seen and when it was
     // first seen, whether a ping is out since then and when it went out, where the suspect's thread
@@ -65,6 +68,7 @@ final class StallWatchdog implements Runnable {
     private final ThreadTimes.Sample[] base;
     private final boolean[] starved;
     private final long[] stuckSince;
+    private final boolean[] warmingUp; // this carrier's stall is a warm-up one: one line in, nothing out
     private long lastLook = NONE;
     private long lastStarvationLog = NONE;
     private long starvationsAtLastLog;
@@ -72,9 +76,10 @@ final class StallWatchdog implements Runnable {
     private volatile boolean stopped;
     private Thread thread;
 
-    StallWatchdog(CoroutineRuntime owner, Carrier[] carriers, long thresholdNanos, Ticker ticker, ThreadTimes times,
-                  long hiccupNanos) {
+    StallWatchdog(CoroutineRuntime owner, Carrier[] carriers, long thresholdNanos, long warmUpNanos, Ticker ticker,
+                  ThreadTimes times, long hiccupNanos) {
         this.owner = owner;
+        this.warmUpNanos = warmUpNanos;
         this.carriers = carriers;
         this.thresholdNanos = thresholdNanos;
         this.periodNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), Math.min(thresholdNanos / 8, TimeUnit.SECONDS.toNanos(1)));
@@ -91,7 +96,9 @@ final class StallWatchdog implements Runnable {
         this.base = new ThreadTimes.Sample[n];
         this.starved = new boolean[n];
         this.stuckSince = new long[n];
+        this.warmingUp = new boolean[n];
         long now = ticker.nanoTime();
+        this.startedAt = now;
         for (int i = 0; i < n; i++) {
             seen[i] = carriers[i].progress();
             seenAt[i] = now;
@@ -99,9 +106,14 @@ final class StallWatchdog implements Runnable {
         }
     }
 
-    /** Stalls detected since start. */
+    /** Stalls detected since start, warm-up ones not counted. */
     long stalls() {
         return stalls.sum();
+    }
+
+    /** Stalls while the JVM warmed up: in the warm-up period after start, or loading classes. */
+    long warmUpStalls() {
+        return warmUpStalls.sum();
     }
 
     /** Times a carrier sat a threshold in one task because it got no CPU, since start. */
@@ -178,7 +190,7 @@ final class StallWatchdog implements Runnable {
                 baseAt[i] = NONE;
                 starved[i] = false;
                 if (c.stalled) {
-                    recovered(c, now - stuckSince[i]);
+                    recovered(i, c, now - stuckSince[i]);
                 }
                 continue;
             }
@@ -190,7 +202,7 @@ final class StallWatchdog implements Runnable {
                     pinged[i] = c.ping();
                     pingedAt[i] = now;
                     if (!pinged[i]) {
-                        recovered(c, now - stuckSince[i]);
+                        recovered(i, c, now - stuckSince[i]);
                     }
                 }
                 continue;
@@ -222,7 +234,7 @@ final class StallWatchdog implements Runnable {
                 continue; // still watched: should it start burning CPU, it is stuck after all
             }
             stuckSince[i] = since;
-            stalled(c, since, now, v);
+            stalled(i, c, since, now, v);
             next = Math.min(next, c.rescueTimers(now));
         }
         return next;
@@ -268,9 +280,7 @@ final class StallWatchdog implements Runnable {
         return s == Thread.State.BLOCKED || s == Thread.State.WAITING || s == Thread.State.TIMED_WAITING;
     }
 
-    private void stalled(Carrier c, long since, long now, Verdict v) {
-        c.stalled = true;
-        stalls.increment();
+    private void stalled(int i, Carrier c, long since, long now, Verdict v) {
         Object task = c.currentTask();
         StackTraceElement[] stack; // taken before the spill, which may let the carrier move on
         String what;
@@ -282,9 +292,23 @@ final class StallWatchdog implements Runnable {
             Thread t = c.thread();
             stack = t != null ? t.getStackTrace() : new StackTraceElement[0];
         }
+        boolean loadingClasses = loadsClasses(stack);
+        boolean warmUp = loadingClasses || now - startedAt < warmUpNanos;
+        warmingUp[i] = warmUp;
+        (warmUp ? warmUpStalls : stalls).increment(); // before the flag: who sees a stalled carrier sees it counted
+        c.stalled = true;
         int spilled = c.spillQueued();
-        JfrEvents.stall(owner.name(), c.threadName(), now - since, v == Verdict.BLOCKED, what, spilled, stack, STACK_FRAMES);
-        if (LOG.isLoggable(System.Logger.Level.WARNING)) {
+        JfrEvents.stall(owner.name(), c.threadName(), now - since, v == Verdict.BLOCKED, what, spilled, stack, STACK_FRAMES,
+                warmUp);
+        if (warmUp) {
+            // the first requests of a fresh JVM load classes and run code the JIT has not compiled: expected, so one
+            // line an operator can leave on, and a counter apart from the stalls that page someone
+            LOG.log(System.Logger.Level.INFO, "{0} ''{1}'': carrier {2} was stuck for {3} ms (threshold {4} ms) in {5} "
+                    + "while warming up ({6}); its work moved as for any stall. Counted in warmUpStalls, not stalls; "
+                    + "a stall past the warm-up logs its stack.", owner.kind(), owner.name(), c.threadName(),
+                    millis(now - since), millis(thresholdNanos), what, loadingClasses ? "loading classes"
+                            : "in the first " + TimeUnit.NANOSECONDS.toSeconds(warmUpNanos) + " s after start");
+        } else if (LOG.isLoggable(System.Logger.Level.WARNING)) {
             StringBuilder sb = new StringBuilder();
             sb.append(owner.kind()).append(" '").append(owner.name()).append("': carrier ").append(c.threadName())
                     .append(" has been stuck for ").append(millis(now - since)).append(" ms (threshold ")
@@ -318,9 +342,33 @@ final class StallWatchdog implements Runnable {
         }
     }
 
-    private void recovered(Carrier c, long stuckNanos) {
+    /**
+     * Whether the stuck code is loading or initialising classes (a class loader, a static initialiser, a lambda or
+     * method handle being spun): what the first use of a code path costs, once.
+     */
+    static boolean loadsClasses(StackTraceElement[] stack) {
+        for (StackTraceElement f : stack) {
+            String type = f.getClassName();
+            String method = f.getMethodName();
+            if (method.equals("<clinit>")
+                    || type.equals("java.lang.ClassLoader") && (method.startsWith("loadClass") || method.startsWith("defineClass"))
+                    || type.startsWith("jdk.internal.loader.")
+                    || type.equals("java.lang.Class") && method.startsWith("forName")
+                    || type.startsWith("java.lang.invoke.InnerClassLambdaMetafactory")
+                    || type.startsWith("java.lang.invoke.InvokerBytecodeGenerator")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void recovered(int i, Carrier c, long stuckNanos) {
         c.stalled = false;
         JfrEvents.stallEnded(owner.name(), c.threadName(), stuckNanos);
+        if (warmingUp[i]) {
+            warmingUp[i] = false;
+            return; // its one line was the warm-up line
+        }
         LOG.log(System.Logger.Level.INFO, "{0} ''{1}'': carrier {2} moves again after being stuck for about {3} ms",
                 owner.kind(), owner.name(), c.threadName(), millis(stuckNanos));
     }

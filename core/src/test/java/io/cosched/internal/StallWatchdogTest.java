@@ -98,6 +98,55 @@ class StallWatchdogTest {
 
     @Test
     @Tag("carrier-only") // in fallback mode a spinning coroutine holds a JDK carrier, not ours
+    void aStallInTheWarmUpIsOneInfoLineCountedApartAndOneAfterItIsAWarningWithItsStack() throws Exception {
+        PoolRuntime pool = hoggedPool("warm-pool");
+        long[] now = {0};
+        StallWatchdog watchdog = pool.manualWatchdog(100 * MS, 1000 * MS, () -> now[0], ThreadTimes.burning(() -> now[0]),
+                Long.MAX_VALUE);
+        watchdog.check(0);
+        now[0] = 100 * MS;
+        watchdog.check(now[0]);
+        assertThat(pool.stats().warmUpStalls()).isEqualTo(1);
+        assertThat(pool.stats().stalls()).isZero();
+        assertThat(pool.stats().stalledThreads()).as("its work moves as for any stall").isEqualTo(1);
+        assertThat(messages(Level.WARNING)).isEmpty();
+        assertThat(messages(Level.INFO)).singleElement().satisfies(m -> assertThat(m)
+                .contains("carrier warm-pool-0 was stuck for 100 ms (threshold 100 ms)", "while warming up (in the first 1 s after start)",
+                        "Counted in warmUpStalls, not stalls").doesNotContain("spinUntilReleased"));
+        release.set(true);
+        eventually(Duration.ofSeconds(5), () -> !isBusy(pool, 0), () -> "carrier 0 still in the hog's step");
+        now[0] = 300 * MS;
+        watchdog.check(now[0]);
+        assertThat(messages(Level.INFO)).as("no second line when it moves again").hasSize(1);
+
+        // past the warm-up, the same hog is a stall with its stack
+        release.set(false);
+        CountDownLatch again = new CountDownLatch(1);
+        pool.spawn((Runnable) () -> spinUntilReleased(again), pool.carrier(0), false);
+        assertThat(again.await(10, TimeUnit.SECONDS)).isTrue();
+        now[0] = 2000 * MS;
+        watchdog.check(now[0]);
+        now[0] = 2100 * MS;
+        watchdog.check(now[0]);
+        assertThat(pool.stats().stalls()).isEqualTo(1);
+        assertThat(pool.stats().warmUpStalls()).isEqualTo(1);
+        assertThat(messages(Level.WARNING)).singleElement().satisfies(m -> assertThat(m).contains("has been stuck for 100 ms", "spinUntilReleased"));
+    }
+
+    @Test
+    void codeLoadingClassesIsWarmUpWhenever() {
+        StackTraceElement app = new StackTraceElement("com.example.Handler", "handle", "Handler.java", 10);
+        StackTraceElement load = new StackTraceElement("java.lang.ClassLoader", "loadClass", "ClassLoader.java", 500);
+        StackTraceElement init = new StackTraceElement("com.example.Codec", "<clinit>", "Codec.java", 3);
+        StackTraceElement builtin = new StackTraceElement("jdk.internal.loader.BuiltinClassLoader", "findClassOnClassPathOrNull", null, -1);
+        assertThat(StallWatchdog.loadsClasses(new StackTraceElement[] {load, app})).isTrue();
+        assertThat(StallWatchdog.loadsClasses(new StackTraceElement[] {app, init, app})).isTrue();
+        assertThat(StallWatchdog.loadsClasses(new StackTraceElement[] {builtin, app})).isTrue();
+        assertThat(StallWatchdog.loadsClasses(new StackTraceElement[] {app, app})).isFalse();
+    }
+
+    @Test
+    @Tag("carrier-only") // in fallback mode a spinning coroutine holds a JDK carrier, not ours
     void aCarrierStuckInOneTaskIsReportedOnceAtTheThresholdAndRecoversWhenItMovesOn() throws Exception {
         PoolRuntime pool = new PoolRuntime(RuntimeSettings.of("stall-pool", 2).withStallThresholdNanos(NO_WATCHDOG));
         scheduler = pool;

@@ -107,7 +107,7 @@ public class CoschedEndpoint {
     public record SchedulerReport(String type, String mode, String transport, String state, int threads,
             int activeThreads, int idleThreads, int stalledThreads, long queueDepth, long coroutines, long ready,
             long running, long waiting, long sleeping, long timersPending, long completedTasks, long localWakeups,
-            long remoteWakeups, long stalls, long starvations, long forks, long forksFailed, long forksCancelled,
+            long remoteWakeups, long stalls, long warmUpStalls, long starvations, long forks, long forksFailed, long forksCancelled,
             List<CarrierReport> carriers) {
 
         static SchedulerReport of(Scheduler s) {
@@ -121,7 +121,7 @@ public class CoschedEndpoint {
             return new SchedulerReport(lowerCase(t.type()), lowerCase(t.mode()), transport, t.state().name(), t.threads(),
                     t.activeThreads(), t.idleThreads(), t.stalledThreads(), t.queueDepth(), t.coroutines(), t.ready(),
                     t.running(), t.waiting(), t.sleeping(), t.timersPending(), t.completedTasks(), t.localWakeups(),
-                    t.remoteWakeups(), t.stalls(), t.starvations(), t.forks(), t.forksFailed(), t.forksCancelled(),
+                    t.remoteWakeups(), t.stalls(), t.warmUpStalls(), t.starvations(), t.forks(), t.forksFailed(), t.forksCancelled(),
                     List.copyOf(carriers));
         }
     }

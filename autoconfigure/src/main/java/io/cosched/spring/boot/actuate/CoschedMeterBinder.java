@@ -61,6 +61,9 @@ public class CoschedMeterBinder implements MeterBinder {
             FunctionCounter.builder("cosched.stalls", s, x -> x.stats().stalls())
                     .description("Stalls detected: a carrier stuck in one task past the stall threshold")
                     .tags(tags).register(registry);
+            FunctionCounter.builder("cosched.stalls.warmup", s, x -> x.stats().warmUpStalls())
+                    .description("Stalls while the JVM warmed up (the warm-up period after start, or loading classes), not in cosched.stalls")
+                    .tags(tags).register(registry);
             FunctionCounter.builder("cosched.starvations", s, x -> x.stats().starvations())
                     .description("Times a carrier sat a stall threshold in one task mostly waiting for a CPU (not stalls)")
                     .tags(tags).register(registry);

@@ -39,7 +39,8 @@ public final class CoschedAutoConfiguration {
                 .threads(io.getThreads())
                 .transport(io.getTransport())
                 .requireCarrierMode(properties.getCarrier().isRequire())
-                .stallThreshold(properties.getStall().getThreshold());
+                .stallThreshold(properties.getStall().getThreshold())
+                .stallWarmUp(properties.getStall().getWarmUp());
         customizers.orderedStream().forEach(c -> c.customize(builder));
         return builder.build();
     }
@@ -53,7 +54,8 @@ public final class CoschedAutoConfiguration {
                 .threads(scheduler.getThreads())
                 .useCaller(scheduler.isUseCaller())
                 .requireCarrierMode(properties.getCarrier().isRequire())
-                .stallThreshold(properties.getStall().getThreshold());
+                .stallThreshold(properties.getStall().getThreshold())
+                .stallWarmUp(properties.getStall().getWarmUp());
         customizers.orderedStream().forEach(c -> c.customize(builder));
         return builder.build();
     }

@@ -61,6 +61,8 @@ class CoschedAutoConfigurationTest {
             assertThat(p.getScheduler().getName()).isEqualTo(pool.name());
             assertThat(p.getScheduler().getThreads()).isEqualTo(pool.stats().threads());
         }
+        assertThat(p.getStall().getThreshold()).isEqualTo(IOManager.DEFAULT_STALL_THRESHOLD);
+        assertThat(p.getStall().getWarmUp()).isEqualTo(IOManager.DEFAULT_STALL_WARM_UP);
         assertThat(p.getScheduler().isUseCaller()).isFalse();
         assertThat(p.getCarrier().isRequire()).isFalse();
         assertThat(p.getWeb().getMode()).isEqualTo(CoschedProperties.WebMode.ANNOTATED);
@@ -252,6 +254,12 @@ class CoschedAutoConfigurationTest {
     void failsToStartOnANegativeStallThreshold(CapturedOutput output) {
         assertStartupFails(output, "cosched.stall.threshold=-1ms", "Property: cosched.stall.threshold",
                 "threshold: PT-0.001S (expected: >= 0)");
+    }
+
+    @Test
+    void failsToStartOnANegativeStallWarmUp(CapturedOutput output) {
+        assertStartupFails(output, "cosched.stall.warm-up=-1s", "Property: cosched.stall.warm-up",
+                "warmUp: PT-1S (expected: >= 0)");
     }
 
     @Test

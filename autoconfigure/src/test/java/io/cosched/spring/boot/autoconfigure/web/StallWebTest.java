@@ -42,7 +42,7 @@ class StallWebTest {
     @RegisterExtension
     static final RunningApp app = new RunningApp("management.endpoints.web.exposure.include=health,cosched",
             "management.endpoint.health.show-details=always", "management.endpoint.cosched.dump.enabled=true",
-            "cosched.stall.threshold=100ms", "logging.level.io.cosched=info");
+            "cosched.stall.threshold=100ms", "cosched.stall.warm-up=0", "logging.level.io.cosched=info");
 
     private static IOManager io() {
         return app.bean(IOManager.class);
@@ -180,7 +180,7 @@ class StallWebTest {
     @Test
     @Order(4)
     void aLoopBlockedOnALockItsCoroutineHoldsIsFreedBySpill() throws Exception {
-        try (ConfigurableApplicationContext one = WebTestApp.start("cosched.io.threads=1", "cosched.stall.threshold=100ms");
+        try (ConfigurableApplicationContext one = WebTestApp.start("cosched.io.threads=1", "cosched.stall.threshold=100ms", "cosched.stall.warm-up=0");
              java.net.ServerSocket server = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             Http h = new Http(WebTestApp.port(one));
             IOManager single = one.getBean(IOManager.class);
