@@ -307,7 +307,7 @@ final class StallWatchdog implements Runnable {
                     + "while warming up ({6}); its work moved as for any stall. Counted in warmUpStalls, not stalls; "
                     + "a stall past the warm-up logs its stack.", owner.kind(), owner.name(), c.threadName(),
                     millis(now - since), millis(thresholdNanos), what, loadingClasses ? "loading classes"
-                            : "in the first " + TimeUnit.NANOSECONDS.toSeconds(warmUpNanos) + " s after start");
+                            : "in the first " + warmUp(warmUpNanos) + " after start");
         } else if (LOG.isLoggable(System.Logger.Level.WARNING)) {
             StringBuilder sb = new StringBuilder();
             sb.append(owner.kind()).append(" '").append(owner.name()).append("': carrier ").append(c.threadName())
@@ -371,6 +371,12 @@ final class StallWatchdog implements Runnable {
         }
         LOG.log(System.Logger.Level.INFO, "{0} ''{1}'': carrier {2} moves again after being stuck for about {3} ms",
                 owner.kind(), owner.name(), c.threadName(), millis(stuckNanos));
+    }
+
+    /** The warm-up period as a person writes it: whole seconds in seconds, anything else in milliseconds. */
+    private static String warmUp(long nanos) {
+        long second = TimeUnit.SECONDS.toNanos(1);
+        return nanos % second == 0 ? nanos / second + " s" : millis(nanos) + " ms";
     }
 
     private static long millis(long nanos) {
