@@ -47,11 +47,15 @@ public final class RequestScopes implements ScopeHook {
 
     private final Supplier<ObservationRegistry> observations;
     private final @Nullable ContextSnapshotFactory snapshots;
+    // SecurityContextHolder set by this hook itself: only when no context-propagation accessor carries it already (Spring
+    // Security registers one, SecurityContextHolderThreadLocalAccessor, which the snapshot then sets and resets)
+    private final boolean carrySecurity;
 
     /** @param observations the application's registry, asked for at the first fork (noop when it has none) */
     public RequestScopes(Supplier<ObservationRegistry> observations) {
         this.observations = SingletonSupplier.of(observations); // a bean lookup once, not at every fork
         this.snapshots = MICROMETER ? ContextSnapshotFactory.builder().build() : null;
+        this.carrySecurity = SECURITY && !(MICROMETER && Snapshots.carries("org.springframework.security.core.context.SecurityContext"));
     }
 
     private static boolean present(String type) {
@@ -69,7 +73,7 @@ public final class RequestScopes implements ScopeHook {
     public Callable<Object> decorate(String scope, Callable<Object> task) {
         Callable<Object> observed = observed(scope, task);
         Callable<Object> withSnapshot = MICROMETER ? withSnapshot(observed) : observed;
-        Callable<Object> withSecurity = SECURITY ? Security.carry(withSnapshot) : withSnapshot;
+        Callable<Object> withSecurity = carrySecurity ? Security.carry(withSnapshot) : withSnapshot;
         Callable<Object> withLocale = LOCALE ? withLocale(withSecurity) : withSecurity;
         return SLF4J ? withMdc(withLocale) : withLocale;
     }
@@ -109,6 +113,20 @@ public final class RequestScopes implements ScopeHook {
             }
         }
         return false;
+    }
+
+    /** Apart, so that context-propagation's classes load only where it is there. */
+    private static final class Snapshots {
+
+        /** Whether a registered accessor carries the thread-local of {@code key} (those of libraries load at start). */
+        static boolean carries(String key) {
+            for (ThreadLocalAccessor<?> accessor : ContextRegistry.getInstance().getThreadLocalAccessors()) {
+                if (key.equals(accessor.key())) {
+                    return true;
+                }
+            }
+            return false;
+        }
     }
 
     private static Callable<Object> withMdc(Callable<Object> task) {
