@@ -407,15 +407,9 @@ class TaskScopeTest {
                 }
             }).join();
             assertThat(seen).containsExactly("order-42", "order-42");
-            // a compute thread goes on to other work: nothing of the owner's is left on it
-            assertThat(ComputeProbe.threadLocalOnComputePool()).isNull();
-        }
-    }
-
-    /** Reads {@link #REQUEST} on a compute-pool thread. */
-    private static final class ComputeProbe {
-        static String threadLocalOnComputePool() throws Exception {
-            return java.util.concurrent.CompletableFuture.supplyAsync(REQUEST::get, Coroutines.computePool()).get(10, TimeUnit.SECONDS);
+            // a compute thread goes on to other work: nothing of the owner's is left on any of them
+            assertThat(TestSupport.onEveryComputeThread(() -> String.valueOf(REQUEST.get())))
+                    .hasSize(Runtime.getRuntime().availableProcessors()).allSatisfy(t -> assertThat(t).endsWith(": null"));
         }
     }
 

@@ -84,4 +84,29 @@ public final class TestSupport {
             Files.deleteIfExists(out);
         }
     }
+
+    /**
+     * {@code probe}'s answer on every thread of cosched's compute pool (one per core): each runs one probe and waits
+     * for the others, so no thread runs two and none is left out. For checking what work left behind on them.
+     */
+    public static java.util.List<String> onEveryComputeThread(java.util.concurrent.Callable<String> probe) throws Exception {
+        int threads = Runtime.getRuntime().availableProcessors();
+        java.util.concurrent.CyclicBarrier all = new java.util.concurrent.CyclicBarrier(threads);
+        java.util.List<java.util.concurrent.CompletableFuture<String>> answers = new java.util.ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            answers.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    all.await(10, java.util.concurrent.TimeUnit.SECONDS);
+                    return Thread.currentThread().getName() + ": " + probe.call();
+                } catch (Exception e) {
+                    throw new java.util.concurrent.CompletionException(e);
+                }
+            }, Coroutines.computePool()));
+        }
+        java.util.List<String> out = new java.util.ArrayList<>();
+        for (java.util.concurrent.CompletableFuture<String> a : answers) {
+            out.add(a.get(20, java.util.concurrent.TimeUnit.SECONDS));
+        }
+        return out;
+    }
 }

@@ -2,6 +2,7 @@ package io.cosched.spring.boot.autoconfigure.web;
 
 import io.cosched.IOManager;
 import io.cosched.SchedulerStats;
+import io.cosched.TestSupport;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -79,6 +80,11 @@ class FanOutWebTest {
                     .get(10, TimeUnit.SECONDS);
             assertThat(left).as("loop %d", i).isEqualTo("null null null");
         }
+        // nor on any compute thread, one of which ran the compute fork
+        assertThat(TestSupport.onEveryComputeThread(() -> MDC.getCopyOfContextMap() + " "
+                + LocaleContextHolder.getLocaleContext() + " "
+                + SecurityContextHolder.getContextHolderStrategy().getDeferredContext().get().getAuthentication()))
+                .allSatisfy(t -> assertThat(t).endsWith(": null null null"));
     }
 
     @Test
