@@ -21,13 +21,17 @@ import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -35,7 +39,9 @@ import java.util.concurrent.TimeUnit;
  * share the server's JVM: every request is answered after a fixed delay, by a timer on a Netty event
  * loop, so the stub holds no thread while it waits and serves thousands of connections at once.
  *
- * <pre>DownstreamStub &lt;port&gt; &lt;delay-ms&gt; [threads]</pre>
+ * <pre>DownstreamStub &lt;port&gt; &lt;delay-ms&gt; [threads] [jwks-file]</pre>
+ * With a JSON Web Key set file (the heavy service benchmark), {@code GET /jwks} answers it at once, and so
+ * does every POST (the service's OpenTelemetry span exports), with an empty 200.
  */
 public final class DownstreamStub {
 
@@ -44,14 +50,15 @@ public final class DownstreamStub {
     private DownstreamStub() {
     }
 
-    public static void main(String[] args) throws InterruptedException {
+    public static void main(String[] args) throws InterruptedException, IOException {
         if (args.length < 2) {
-            System.err.println("usage: DownstreamStub <port> <delay-ms> [threads]");
+            System.err.println("usage: DownstreamStub <port> <delay-ms> [threads] [jwks-file]");
             System.exit(2);
         }
         int port = Integer.parseInt(args[0]);
         long delayMs = Long.parseLong(args[1]);
         int threads = args.length > 2 ? Integer.parseInt(args[2]) : 1;
+        byte[] jwks = args.length > 3 ? Files.readAllBytes(Path.of(args[3])) : null;
         boolean epoll = Epoll.isAvailable();
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(threads,
                 epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
@@ -63,7 +70,7 @@ public final class DownstreamStub {
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
-                            ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(8192), new Delayed(delayMs));
+                            ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(1 << 20), new Delayed(delayMs, jwks));
                         }
                     })
                     .bind(port).sync().channel();
@@ -77,26 +84,36 @@ public final class DownstreamStub {
 
     private static final class Delayed extends SimpleChannelInboundHandler<FullHttpRequest> {
         private final long delayMs;
+        private final byte[] jwks;
 
-        Delayed(long delayMs) {
+        Delayed(long delayMs, byte[] jwks) {
             this.delayMs = delayMs;
+            this.jwks = jwks;
         }
 
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
             boolean keepAlive = HttpUtil.isKeepAlive(request);
-            ctx.executor().schedule(() -> {
-                ByteBuf body = Unpooled.wrappedBuffer(BODY);
-                FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, body);
-                response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
-                        .setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
-                if (keepAlive) {
-                    response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
-                    ctx.writeAndFlush(response);
-                } else {
-                    ctx.writeAndFlush(response).addListener(f -> ctx.close());
-                }
-            }, delayMs, TimeUnit.MILLISECONDS);
+            if (jwks != null && request.method().equals(HttpMethod.POST)) {
+                answer(ctx, new byte[0], keepAlive);
+            } else if (jwks != null && request.uri().startsWith("/jwks")) {
+                answer(ctx, jwks, keepAlive);
+            } else {
+                ctx.executor().schedule(() -> answer(ctx, BODY, keepAlive), delayMs, TimeUnit.MILLISECONDS);
+            }
+        }
+
+        private static void answer(ChannelHandlerContext ctx, byte[] bytes, boolean keepAlive) {
+            ByteBuf body = Unpooled.wrappedBuffer(bytes);
+            FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, body);
+            response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
+                    .setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
+            if (keepAlive) {
+                response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
+                ctx.writeAndFlush(response);
+            } else {
+                ctx.writeAndFlush(response).addListener(f -> ctx.close());
+            }
         }
 
         @Override

@@ -49,6 +49,7 @@ import java.util.concurrent.TimeUnit;
  *         [--rate=0 (closed loop: each connection sends its next request on the answer; else requests
  *          per second, latency counted from when each was due)] [--new-connections (one per request)]
  *         [--timeout-ms=5000] [--warmup-seconds=0 (load first, counted nowhere)] [--label=name]
+ *         [--header='Name: value' (sent with every request)]
  * </pre>
  * Prints one JSON line. Everything runs on one event loop thread, so nothing is shared.
  */
@@ -64,6 +65,8 @@ public final class LoadGen {
     private final boolean newConnections;
     private final long timeoutNanos;
     private final String label;
+    private final String headerName;
+    private final String headerValue;
     private final EventLoop loop;
     private final Bootstrap bootstrap;
 
@@ -100,6 +103,13 @@ public final class LoadGen {
         this.newConnections = o.containsKey("new-connections");
         this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(Long.parseLong(o.getOrDefault("timeout-ms", "5000")));
         this.label = o.getOrDefault("label", "load");
+        String header = o.get("header");
+        int colon = header == null ? -1 : header.indexOf(':');
+        if (header != null && colon <= 0) {
+            throw new IllegalArgumentException("--header: '" + header + "' (expected: Name: value)");
+        }
+        this.headerName = header == null ? null : header.substring(0, colon).trim();
+        this.headerValue = header == null ? null : header.substring(colon + 1).trim();
         this.loop = loop;
         this.bootstrap = new Bootstrap().group(loop).channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
                 .option(ChannelOption.TCP_NODELAY, true).option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 5000)
@@ -240,6 +250,9 @@ public final class LoadGen {
         c.answered = false;
         DefaultFullHttpRequest r = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, req.path());
         r.headers().set(HttpHeaderNames.HOST, host + ":" + port);
+        if (headerName != null) {
+            r.headers().set(headerName, headerValue);
+        }
         if (newConnections) {
             r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         }
