@@ -8,6 +8,9 @@
 #   BENCH_SAMPLING=0.1 BENCH_FRACTIONS= benchmarks/heavy.sh   tracing at 10 %, saturation only
 #   BENCH_VARIANTS="cosched virtual-threads" BENCH_SCENARIOS="query" benchmarks/heavy.sh   a subset
 #   BENCH_RATES="query=300 quote=400" benchmarks/heavy.sh       fixed rates given: no calibrating round
+#   BENCH_JFR=1 BENCH_FRACTIONS= BENCH_ROUNDS=1 benchmarks/heavy.sh   a JFR recording (settings=profile) of each
+#                                    saturation window, compared per request between the first two variants
+#                                    (io.cosched.bench.JfrProfile); the recording costs CPU: not for the figures
 #
 # The service: an OAuth2 resource server (RS256 tokens checked against the keys of a jwk-set-uri that the stub
 # serves), method security on the token's scopes, OpenTelemetry tracing through Micrometer (sampling
@@ -113,9 +116,13 @@ saturated() {
   "${on_load[@]}" wrk -t1 -c100 -d"$((w + measure + 2))s" --timeout 10s --latency -H "$auth" "$url" > "$out/wrk-running.txt" 2>&1 &
   load=$!
   sleep "$w"
+  if [ "${BENCH_JFR:-0}" = 1 ]; then
+    "$JAVA_HOME/bin/jcmd" "$server" JFR.start name=window settings=profile filename="$(pwd)/$out/$3.jfr" > /dev/null
+  fi
   l0=$(log_size); rx0=$(bench_received_bytes); c0=$(bench_cpu_ticks "$server"); x0=$(bench_ctxt "$server"); s0=$(bench_steal_ticks); t0=$(bench_total_ticks)
   sleep "$measure"
   rx1=$(bench_received_bytes); c1=$(bench_cpu_ticks "$server"); l1=$(log_size); x1=$(bench_ctxt "$server"); s1=$(bench_steal_ticks); t1=$(bench_total_ticks)
+  if [ "${BENCH_JFR:-0}" = 1 ]; then "$JAVA_HOME/bin/jcmd" "$server" JFR.stop name=window > /dev/null; fi
   wait "$load" || true
   res=$(cat "$out/wrk-running.txt"); rm -f "$out/wrk-running.txt"
   echo "$res" > "$out/last-wrk.txt"
@@ -207,7 +214,7 @@ for round in $(seq "$first_round" "$rounds"); do
     for s in "${chosen[@]}"; do
       IFS='|' read -r scenario path <<< "$s"
       if $first; then w=$first_warm; first=false; else w=$warm; fi
-      row=$(saturated "$path" "$w")
+      row=$(saturated "$path" "$w" "jfr-$name-$scenario-$round")
       cp "$out/last-wrk.txt" "$out/wrk-$name-$scenario-$round.txt"
       echo "$round,$name,$scenario,saturated,$row" | tee -a "$out/runs.csv"
       if [ "$round" -gt 0 ] && [ -n "${rate_of[$scenario]-}" ]; then
@@ -254,4 +261,19 @@ rm -f "$out/last-wrk.txt" "$out/last-loadgen.json"
   echo "Threads after each run (round, variant, reactor-http threads, requests continued off their loop, stalls):"
   tail -n +2 "$out/threads.csv" | sed 's/^/    /'
 } | tee "$out/summary.md"
+if [ "${BENCH_JFR:-0}" = 1 ] && [ ${#variants[@]} -ge 2 ]; then
+  a=${variants[0]%%|*}; b=${variants[1]%%|*}
+  for s in "${chosen[@]}"; do
+    scenario=${s%%|*}
+    ra=$(awk -F, -v v="$a" -v s="$scenario" '$2 == v && $3 == s && $4 == "saturated" {r = $5} END {print r}' "$out/runs.csv")
+    rb=$(awk -F, -v v="$b" -v s="$scenario" '$2 == v && $3 == s && $4 == "saturated" {r = $5} END {print r}' "$out/runs.csv")
+    fa=$(ls "$out"/jfr-"$a"-"$scenario"-*.jfr | tail -n 1); fb=$(ls "$out"/jfr-"$b"-"$scenario"-*.jfr | tail -n 1)
+    for v in "$a|$fa" "$b|$fb"; do
+      echo "== $scenario, ${v%%|*}: phases" ; "$JAVA" -cp "$bench_tools" io.cosched.bench.JfrProfile phases "${v#*|}"
+    done > "$out/profile-$scenario.txt"
+    echo "== $scenario: where $a spends more per request than $b" >> "$out/profile-$scenario.txt"
+    "$JAVA" -cp "$bench_tools" io.cosched.bench.JfrProfile diff "$fa" "$ra" "$fb" "$rb" 40 >> "$out/profile-$scenario.txt"
+    echo "profile of $scenario: $out/profile-$scenario.txt"
+  done
+fi
 echo "results in $out"

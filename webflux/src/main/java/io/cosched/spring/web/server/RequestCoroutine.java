@@ -2,6 +2,7 @@ package io.cosched.spring.web.server;
 
 import io.cosched.Coroutine;
 import io.cosched.Coroutines;
+import io.cosched.TaskScope;
 import io.cosched.Timer;
 import io.cosched.TimerManager;
 import io.cosched.spring.web.StreamClosedException.Reason;
@@ -166,6 +167,23 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
             return null;
         }
         return timeout.minusNanos(System.nanoTime() - admittedNanos);
+    }
+
+    /**
+     * Whether the handler failed because a task scope ran out of the request's own time: its deadline and the
+     * request's timer are the same instant, and either may fire first.
+     */
+    private boolean endedByOwnDeadline(Throwable e) {
+        Duration left = remainingTime();
+        if (left == null || left.toMillis() > 1) {
+            return false;
+        }
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof TaskScope.TimeoutException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void armDeadline() {
@@ -503,6 +521,10 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
     private void deliver() {
         Throwable e = error;
         if (e != null) {
+            if (endedByOwnDeadline(e)) {
+                expire(); // a task scope's deadline was the request's and came first: answered as the timeout, 503
+                return;
+            }
             if (terminate()) {
                 actual.onError(e);
             }
