@@ -10,7 +10,8 @@
 #   BENCH_RATES="query=300 quote=400" benchmarks/heavy.sh       fixed rates given: no calibrating round
 #   BENCH_JFR=1 BENCH_FRACTIONS= BENCH_ROUNDS=1 benchmarks/heavy.sh   a JFR recording (settings=profile) of each
 #                                    saturation window, compared per request between the first two variants
-#                                    (io.cosched.bench.JfrProfile); the recording costs CPU: not for the figures
+#                                    (io.cosched.bench.JfrProfile phases, owners, diff); the recording costs CPU:
+#                                    not for the figures
 #
 # The service: an OAuth2 resource server (RS256 tokens checked against the keys of a jwk-set-uri that the stub
 # serves), method security on the token's scopes, OpenTelemetry tracing through Micrometer (sampling
@@ -64,17 +65,10 @@ scenarios=(
   "quote|/api/quote"
   "transfers|/api/accounts/7/transfers"
 )
-variants=()
-for v in "${all_variants[@]}"; do
-  name=${v%%|*}
-  if [ -z "${BENCH_VARIANTS-}" ] || [[ " $BENCH_VARIANTS " == *" $name "* ]]; then variants+=("$v"); fi
-done
-[ ${#variants[@]} -gt 0 ] || { echo "bench: BENCH_VARIANTS names no variant" >&2; exit 1; }
-chosen=()
-for s in "${scenarios[@]}"; do
-  if [[ " ${BENCH_SCENARIOS:-query quote} " == *" ${s%%|*} "* ]]; then chosen+=("$s"); fi
-done
-[ ${#chosen[@]} -gt 0 ] || { echo "bench: BENCH_SCENARIOS names no scenario (query, quote, transfers)" >&2; exit 1; }
+picked=$(bench_pick BENCH_VARIANTS "${BENCH_VARIANTS-}" "${all_variants[@]}") || exit 1
+mapfile -t variants <<< "$picked"
+picked=$(bench_pick BENCH_SCENARIOS "${BENCH_SCENARIOS:-query quote}" "${scenarios[@]}") || exit 1
+mapfile -t chosen <<< "$picked"
 
 out="benchmarks/results/heavy-$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$out"
@@ -87,7 +81,7 @@ auth="Authorization: Bearer $token"
   echo "jdk: $("$JAVA" -version 2>&1 | head -n 1)"
   echo "build: $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD 2>/dev/null || echo ' with changes')"
   echo "postgresql: $(psql --version 2>/dev/null | head -n 1), $COSCHED_TEST_POSTGRES_URL"
-  echo "command: benchmarks/heavy.sh $*$($quick && echo --quick) BENCH_SAMPLING=$sampling BENCH_FRACTIONS='$fractions'${BENCH_VARIANTS:+ BENCH_VARIANTS=$BENCH_VARIANTS}${BENCH_SCENARIOS:+ BENCH_SCENARIOS=$BENCH_SCENARIOS}${BENCH_RATES:+ BENCH_RATES=$BENCH_RATES}"
+  echo "command: benchmarks/heavy.sh $*$($quick && echo --quick) BENCH_SAMPLING=$sampling BENCH_FRACTIONS='$fractions'${BENCH_VARIANTS:+ BENCH_VARIANTS=$BENCH_VARIANTS}${BENCH_SCENARIOS:+ BENCH_SCENARIOS=$BENCH_SCENARIOS}${BENCH_RATES:+ BENCH_RATES=$BENCH_RATES}${BENCH_JVM_EXTRA:+ BENCH_JVM_EXTRA='$BENCH_JVM_EXTRA'}"
   echo "pinning: server on core $server_core ($bench_loops event loop), wrk, LoadGen and the stub on core $load_core; 100 connections"
   echo "timing: $rounds rounds after the calibrating one; per scenario ${warm}s warm-up (${first_warm}s for the first after a start) and ${measure}s measured in one wrk run, then ${rate_seconds}s (after 5 s not counted) at each fixed rate"
 } | tee "$out/machine.txt"
@@ -271,8 +265,12 @@ if [ "${BENCH_JFR:-0}" = 1 ] && [ ${#variants[@]} -ge 2 ]; then
     for v in "$a|$fa" "$b|$fb"; do
       echo "== $scenario, ${v%%|*}: phases" ; "$JAVA" -cp "$bench_tools" io.cosched.bench.JfrProfile phases "${v#*|}"
     done > "$out/profile-$scenario.txt"
-    echo "== $scenario: where $a spends more per request than $b" >> "$out/profile-$scenario.txt"
-    "$JAVA" -cp "$bench_tools" io.cosched.bench.JfrProfile diff "$fa" "$ra" "$fb" "$rb" 40 >> "$out/profile-$scenario.txt"
+    { echo "== $scenario: which library runs, per request ($a against $b)"
+      "$JAVA" -cp "$bench_tools" io.cosched.bench.JfrProfile owners "$fa" "$ra" "$fb" "$rb" 40
+      # inclusive: a coroutine runs the handler inside the operator that hands it over, a virtual thread does not,
+      # so the request chain's rows count the handler under cosched only; the owners above are the fair comparison
+      echo "== $scenario: where $a spends more per request than $b (inclusive)"
+      "$JAVA" -cp "$bench_tools" io.cosched.bench.JfrProfile diff "$fa" "$ra" "$fb" "$rb" 40; } >> "$out/profile-$scenario.txt"
     echo "profile of $scenario: $out/profile-$scenario.txt"
   done
 fi

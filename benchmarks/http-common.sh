@@ -39,6 +39,20 @@ bench_tools=benchmarks/target/benchmarks.jar
 # opens what it needs. The peers get as many downstream connections as the scenario has clients.
 bench_common_jvm=(-Xms1g -Xmx1g -XX:+UseG1GC --enable-native-access=ALL-UNNAMED "-Dreactor.netty.ioWorkerCount=$bench_loops"
   -Dreactor.netty.pool.maxConnections=4000)
+# BENCH_JVM_EXTRA: more flags for every server JVM, for a look inside a run (GC logging, a JFR recording from the
+# start); %p in a file name is the server's pid. Figures from such a run are not comparable with the others.
+# shellcheck disable=SC2206
+bench_common_jvm+=(${BENCH_JVM_EXTRA-})
+# bench_pick WHAT NAMES SPEC...: the specs ("name|...") that the space-separated NAMES name (all when NAMES is
+# empty), one a line; fails naming WHAT and the names it knows when NAMES names none of them
+bench_pick() {
+  local what=$1 names=$2 s found=false
+  shift 2
+  for s in "$@"; do
+    if [ -z "$names" ] || [[ " $names " == *" ${s%%|*} "* ]]; then printf '%s\n' "$s"; found=true; fi
+  done
+  $found || { echo "bench: $what ($names) names none of: ${*%%|*}" >&2; return 1; }
+}
 bench_variants=(
   "cosched|webflux|--add-opens java.base/java.lang=ALL-UNNAMED|--bench.variant=cosched --cosched.io.threads=$bench_loops"
   "cosched-2loops|webflux|--add-opens java.base/java.lang=ALL-UNNAMED|--bench.variant=cosched --cosched.io.threads=2"

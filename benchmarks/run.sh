@@ -121,12 +121,9 @@ bench_runs() {
   [ -z "${BENCH_SCENARIOS-}" ] || [[ " $BENCH_SCENARIOS " == *" $2 "* ]]
 }
 
+picked=$(bench_pick BENCH_VARIANTS "${BENCH_VARIANTS-}" "${bench_variants[@]}") || exit 1
 variants=()
-for v in "${bench_variants[@]}"; do
-  name=${v%%|*}
-  if [ -z "${BENCH_VARIANTS-}" ] || [[ " $BENCH_VARIANTS " == *" $name "* ]]; then variants+=("$name"); fi
-done
-[ ${#variants[@]} -gt 0 ] || { echo "bench: BENCH_VARIANTS names no variant" >&2; exit 1; }
+while IFS= read -r v; do variants+=("${v%%|*}"); done <<< "$picked"
 needs_pg=false
 needs_my=false
 needs_rd=false

@@ -51,16 +51,10 @@ scenarios=(
   "jpa|/api/accounts/7"
   "quote|/api/quote"
 )
-variants=()
-for v in "${all_variants[@]}"; do
-  name=${v%%|*}
-  if [ -z "${BENCH_VARIANTS-}" ] || [[ " $BENCH_VARIANTS " == *" $name "* ]]; then variants+=("$v"); fi
-done
-[ ${#variants[@]} -gt 0 ] || { echo "bench: BENCH_VARIANTS names no variant" >&2; exit 1; }
-chosen=()
-for s in "${scenarios[@]}"; do
-  if [ -z "${BENCH_SCENARIOS-}" ] || [[ " $BENCH_SCENARIOS " == *" ${s%%|*} "* ]]; then chosen+=("$s"); fi
-done
+picked=$(bench_pick BENCH_VARIANTS "${BENCH_VARIANTS-}" "${all_variants[@]}") || exit 1
+mapfile -t variants <<< "$picked"
+picked=$(bench_pick BENCH_SCENARIOS "${BENCH_SCENARIOS-}" "${scenarios[@]}") || exit 1
+mapfile -t chosen <<< "$picked"
 
 out="benchmarks/results/service-$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$out"

@@ -4,10 +4,12 @@ import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
 import jdk.jfr.consumer.RecordedStackTrace;
 import jdk.jfr.consumer.RecordingFile;
+import org.jspecify.annotations.Nullable;
 
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -23,6 +25,7 @@ import java.util.Set;
  * JfrProfile top  &lt;recording.jfr&gt; [filter] [rows]          methods by inclusive share of samples
  * JfrProfile diff &lt;a.jfr&gt; &lt;a req/s&gt; &lt;b.jfr&gt; &lt;b req/s&gt; [rows]  where a spends more per request than b
  * JfrProfile phases &lt;recording.jfr&gt; [CPU us per request]   a request's samples by phase of the Spring stack
+ * JfrProfile owners &lt;a.jfr&gt; &lt;a req/s&gt; [&lt;b.jfr&gt; &lt;b req/s&gt;] [rows]  samples by the library running (self time)
  * </pre>
  *
  * <p>A sample counts once for every method on its stack (inclusive). For {@code diff}, a method's
@@ -43,12 +46,17 @@ public final class JfrProfile {
         } else if (args.length >= 5 && args[0].equals("diff")) {
             diff(Path.of(args[1]), Double.parseDouble(args[2]), Path.of(args[3]), Double.parseDouble(args[4]),
                     args.length > 5 ? Integer.parseInt(args[5]) : 40);
+        } else if (args.length >= 3 && args[0].equals("owners")) {
+            boolean two = args.length >= 5;
+            owners(Path.of(args[1]), Double.parseDouble(args[2]), two ? Path.of(args[3]) : null,
+                    two ? Double.parseDouble(args[4]) : 0, args.length > (two ? 5 : 3) ? Integer.parseInt(args[two ? 5 : 3]) : 40);
         } else if (args.length >= 2 && args[0].equals("phases")) {
             phases(Path.of(args[1]), args.length > 2 ? Double.parseDouble(args[2]) : 0);
         } else {
             System.err.println("usage: JfrProfile top <recording.jfr> [filter] [rows]\n"
                     + "       JfrProfile diff <a.jfr> <a req/s> <b.jfr> <b req/s> [rows]\n"
-                    + "       JfrProfile phases <recording.jfr> [CPU us per request]");
+                    + "       JfrProfile phases <recording.jfr> [CPU us per request]\n"
+                    + "       JfrProfile owners <a.jfr> <a req/s> [<b.jfr> <b req/s>] [rows]");
             System.exit(2);
         }
     }
@@ -122,6 +130,61 @@ public final class JfrProfile {
     }
 
     /**
+     * Self time by library: a sample belongs to the first frame from its top that is not the JDK's
+     * ({@code java.}, {@code jdk.}, {@code sun.}), named by its first three package names, so a JDK
+     * method counts for the library that called it. Where {@code diff} and {@code phases} count what a
+     * library calls as well, this counts what runs in it: cosched's own share is the rows of
+     * {@code io.cosched.} that are not the application's.
+     */
+    private static void owners(Path a, double rpsA, @Nullable Path b, double rpsB, int rows)
+            throws IOException {
+        Map<String, Integer> ca = owners(a);
+        Map<String, Integer> cb = b == null ? Map.of() : owners(b);
+        Set<String> keys = new HashSet<>(ca.keySet());
+        keys.addAll(cb.keySet());
+        keys.remove("");
+        List<String> order = new ArrayList<>(keys);
+        order.sort((x, y) -> Double.compare(ca.getOrDefault(y, 0) / rpsA + (b == null ? 0 : cb.getOrDefault(y, 0) / rpsB),
+                ca.getOrDefault(x, 0) / rpsA + (b == null ? 0 : cb.getOrDefault(x, 0) / rpsB)));
+        System.out.printf(Locale.ROOT, "self time by library, samples per 1,000 req/s: a = %s (%.0f req/s, %d samples)%s%n", a, rpsA,
+                ca.getOrDefault("", 0), b == null ? "" : String.format(Locale.ROOT, ", b = %s (%.0f req/s, %d samples)", b, rpsB,
+                        cb.getOrDefault("", 0)));
+        System.out.printf(Locale.ROOT, "%8s %8s %8s  %s%n", "a", b == null ? "" : "b", b == null ? "" : "a - b", "library");
+        System.out.printf(Locale.ROOT, "%8.1f %8s %8s  %s%n", ca.getOrDefault("", 0) / rpsA * 1000,
+                b == null ? "" : String.format(Locale.ROOT, "%.1f", cb.getOrDefault("", 0) / rpsB * 1000),
+                b == null ? "" : String.format(Locale.ROOT, "%+.1f", ca.getOrDefault("", 0) / rpsA * 1000 - cb.getOrDefault("", 0) / rpsB * 1000),
+                "(all samples)");
+        for (String k : order.subList(0, Math.min(rows, order.size()))) {
+            double va = ca.getOrDefault(k, 0) / rpsA * 1000;
+            double vb = b == null ? 0 : cb.getOrDefault(k, 0) / rpsB * 1000;
+            System.out.printf(Locale.ROOT, "%8.1f %8s %8s  %s%n", va, b == null ? "" : String.format(Locale.ROOT, "%.1f", vb),
+                    b == null ? "" : String.format(Locale.ROOT, "%+.1f", va - vb), k);
+        }
+    }
+
+    /** Samples per owning library (see {@link #owners(Path, double, Path, double, int)}), the total under {@code ""}. */
+    static Map<String, Integer> owners(Path recording) throws IOException {
+        Map<String, Integer> counts = new HashMap<>();
+        for (RecordedEvent event : RecordingFile.readAllEvents(recording)) {
+            if (!event.getEventType().getName().equals("jdk.ExecutionSample") || event.getStackTrace() == null) {
+                continue;
+            }
+            counts.merge("", 1, Integer::sum);
+            String owner = "(the JDK only: virtual-thread scheduling, thread starts)";
+            for (RecordedFrame frame : event.getStackTrace().getFrames()) {
+                String type = frame.getMethod().getType().getName();
+                if (!type.startsWith("java.") && !type.startsWith("jdk.") && !type.startsWith("sun.")) {
+                    String[] parts = type.split("\\.");
+                    owner = String.join(".", Arrays.copyOf(parts, Math.min(3, parts.length - 1)));
+                    break;
+                }
+            }
+            counts.merge(owner, 1, Integer::sum);
+        }
+        return counts;
+    }
+
+    /**
      * The phases of a request through Spring WebFlux: a sample belongs to the phase of the frame
      * nearest its top that matches one of these prefixes (the first phase listed wins for one frame),
      * so time in a JDK method counts for the library that called it.
@@ -138,13 +201,14 @@ public final class JfrProfile {
                     "com.fasterxml.jackson."},
             {"argument resolution", "org.springframework.web.reactive.result.method.InvocableHandlerMethod.getMethodArgumentValues",
                     "org.springframework.web.reactive.result.method.annotation.AbstractNamedValueArgumentResolver."},
-            {"the handler method itself", "io.cosched.bench.http."},
+            // the benchmark's own handlers, and what they call that no phase above names (Spring Data, JDBC drivers)
+            {"the handler method itself and what it calls", "io.cosched.bench."},
             {"handler mapping", "org.springframework.web.reactive.handler.AbstractHandlerMapping.",
                     "org.springframework.web.reactive.result.method.AbstractHandlerMethodMapping.",
                     "org.springframework.web.reactive.result.method.RequestMappingInfoHandlerMapping.",
                     "org.springframework.web.reactive.result.method.RequestMappingInfo.",
                     "org.springframework.web.reactive.result.condition.", "org.springframework.web.util.pattern."},
-            {"cosched: coroutine start, park and resume, context restore", "io.cosched.", "java.lang.VirtualThread",
+            {"the coroutine or virtual thread: start, park and resume, context restore (cosched, the JDK)", "io.cosched.", "java.lang.VirtualThread",
                     "jdk.internal.vm.Continuation"},
             {"handler invocation and the rest of DispatcherHandler", "org.springframework.web.reactive.result.method.",
                     "org.springframework.web.reactive.DispatcherHandler.", "org.springframework.web.method."},

@@ -1,5 +1,6 @@
 package io.cosched.spring.web.server;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.web.server.WebSession;
 import org.springframework.web.server.session.WebSessionStore;
 import reactor.core.publisher.Mono;
@@ -24,7 +25,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * cookie (its request cache and its security context repository look there), so behind Spring
  * Security each such request left its event loop twice before it reached a handler, and a coroutine
  * handler then had to be sent back. Here ids come from one DRBG {@link SecureRandom}, seeded once when
- * the store is made and never blocking after that, so a session is made where it is asked for.
+ * the store is made and never blocking after that, so a session is made where it is asked for. A session's id
+ * is drawn when it is first asked for: most of the sessions Spring Security asks for are never started and are
+ * dropped at the end of the request without anyone reading their id.
  *
  * <p>Otherwise it behaves as Spring's store: a session is kept only once it is started (explicitly,
  * or by an attribute), expires after its max idle time since the last access, expired sessions are
@@ -47,26 +50,34 @@ public final class InlineWebSessionStore implements WebSessionStore {
      * @param clock              the time
      */
     public InlineWebSessionStore(int maxSessions, Duration defaultMaxIdleTime, Clock clock) {
+        this(maxSessions, defaultMaxIdleTime, clock, drbg());
+    }
+
+    InlineWebSessionStore(int maxSessions, Duration defaultMaxIdleTime, Clock clock, SecureRandom ids) {
         if (maxSessions <= 0) {
             throw new IllegalArgumentException("maxSessions: " + maxSessions + " (expected: > 0)");
         }
         this.maxSessions = maxSessions;
         this.defaultMaxIdleTime = defaultMaxIdleTime;
         this.clock = clock;
+        this.ids = ids;
+        ids.nextBytes(new byte[16]); // seeds it now, at start-up, not on a loop at the first request
+        this.nextSweep = clock.instant().plusMillis(SWEEP_PERIOD_MILLIS);
+    }
+
+    private static SecureRandom drbg() {
         try {
-            this.ids = SecureRandom.getInstance("DRBG");
+            return SecureRandom.getInstance("DRBG");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("no DRBG SecureRandom in this JDK", e);
         }
-        ids.nextBytes(new byte[16]); // seeds it now, at start-up, not on a loop at the first request
-        this.nextSweep = clock.instant().plusMillis(SWEEP_PERIOD_MILLIS);
     }
 
     @Override
     public Mono<WebSession> createWebSession() {
         Instant now = clock.instant();
         sweepIfDue(now);
-        return Mono.just(new Session(newId(), now, defaultMaxIdleTime));
+        return Mono.just(new Session(now, defaultMaxIdleTime));
     }
 
     @Override
@@ -145,15 +156,15 @@ public final class InlineWebSessionStore implements WebSessionStore {
 
     private final class Session implements WebSession {
 
-        private final AtomicReference<String> id;
+        // drawn when first asked for: Spring Security asks for a session on most requests and drops it unused
+        private final AtomicReference<@Nullable String> id = new AtomicReference<>();
         private final Map<String, Object> attributes = new ConcurrentHashMap<>();
         private final Instant creationTime;
         private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
         private volatile Instant lastAccessTime;
         private volatile Duration maxIdleTime;
 
-        Session(String id, Instant creationTime, Duration maxIdleTime) {
-            this.id = new AtomicReference<>(id);
+        Session(Instant creationTime, Duration maxIdleTime) {
             this.creationTime = creationTime;
             this.lastAccessTime = creationTime;
             this.maxIdleTime = maxIdleTime;
@@ -161,7 +172,15 @@ public final class InlineWebSessionStore implements WebSessionStore {
 
         @Override
         public String getId() {
-            return id.get();
+            String current = id.get();
+            if (current == null) {
+                String drawn = newId();
+                current = id.compareAndExchange(null, drawn);
+                if (current == null) {
+                    current = drawn;
+                }
+            }
+            return current;
         }
 
         @Override
@@ -184,7 +203,7 @@ public final class InlineWebSessionStore implements WebSessionStore {
             String next = newId();
             synchronized (this) {
                 String old = id.getAndSet(next);
-                if (sessions.remove(old, this)) {
+                if (old != null && sessions.remove(old, this)) {
                     sessions.put(next, this);
                 }
             }
@@ -194,7 +213,10 @@ public final class InlineWebSessionStore implements WebSessionStore {
         @Override
         public Mono<Void> invalidate() {
             expire();
-            sessions.remove(getId(), this);
+            String current = id.get();
+            if (current != null) {
+                sessions.remove(current, this);
+            }
             return Mono.empty();
         }
 

@@ -9,8 +9,16 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.security.SecureRandom;
+import java.util.Collections;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -39,6 +47,37 @@ class InlineWebSessionStoreTest {
             ids.add(store.createWebSession().block().getId());
         }
         assertThat(ids).hasSize(10_000);
+    }
+
+    @Test
+    void anIdIsDrawnOnlyWhenAskedForAndThenKept() throws Exception {
+        AtomicInteger draws = new AtomicInteger();
+        SecureRandom counting = new SecureRandom() {
+            @Override
+            public void nextBytes(byte[] bytes) {
+                draws.incrementAndGet();
+                super.nextBytes(bytes);
+            }
+        };
+        InlineWebSessionStore counted = new InlineWebSessionStore(3, Duration.ofMinutes(30), clock, counting);
+        int seeding = draws.get();
+
+        WebSession unread = counted.createWebSession().block();
+        unread.save().block(); // not started: dropped, as Spring Security's unused sessions are
+        assertThat(draws.get()).isEqualTo(seeding);
+
+        WebSession read = counted.createWebSession().block();
+        List<Callable<String>> askers = Collections.nCopies(8, read::getId);
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            Set<String> seen = new HashSet<>();
+            for (Future<String> f : pool.invokeAll(askers)) {
+                seen.add(f.get());
+            }
+            assertThat(seen).containsExactly(read.getId());
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     @Test
