@@ -12,9 +12,63 @@ class SheddingReadinessTest {
 
     private static final long S = 1_000_000_000L;
 
-    private final CoschedWebStats stats = new CoschedWebStats();
+    private final Counts stats = new Counts();
     private long now;
     private final SheddingReadiness readiness = new SheddingReadiness(stats, 0.1, 0.01, Duration.ofSeconds(10), () -> now);
+
+    /** The two numbers readiness reads, moved by the test. */
+    private static final class Counts implements CoschedWebStats {
+        private long started;
+        private long shed;
+
+        void countCoroutine() {
+            started++;
+        }
+
+        void countShed() {
+            shed++;
+        }
+
+        @Override
+        public int inFlight() {
+            return 0;
+        }
+
+        @Override
+        public long timedOut() {
+            return 0;
+        }
+
+        @Override
+        public long shed() {
+            return shed;
+        }
+
+        @Override
+        public long shedEarly() {
+            return 0;
+        }
+
+        @Override
+        public long cancelled() {
+            return 0;
+        }
+
+        @Override
+        public long coroutinesStarted() {
+            return started;
+        }
+
+        @Override
+        public long inlined() {
+            return 0;
+        }
+
+        @Override
+        public long offLoop() {
+            return 0;
+        }
+    }
 
     /** {@code started} coroutine requests and {@code shed} shed ones in the next {@code seconds}, then a look. */
     private SheddingReadiness.Verdict after(long seconds, int started, int shed) {

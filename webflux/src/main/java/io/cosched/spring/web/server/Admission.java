@@ -1,29 +1,34 @@
 package io.cosched.spring.web.server;
 
 import io.cosched.IOManager;
-import io.cosched.spring.web.CoschedWebStats;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.web.server.ServerWebExchange;
 
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
  * The in-flight limit of coroutine requests, for every way a handler becomes a coroutine (a
  * request's own coroutine, a hand-off of Spring's blocking execution): a slot is taken before the
  * coroutine starts and given back when its code has returned, or at once when it could not start;
- * what was shed and what started is counted.
+ * what was shed and what started is counted. The slots are its own: the stats read how many are taken.
  */
 final class Admission {
 
     private final IOManager io;
-    private final CoschedWebStats stats;
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final RequestCounters counts = new RequestCounters(inFlight::get);
     private final int limit;
 
-    Admission(IOManager io, CoschedWebStats stats, int limit) {
+    Admission(IOManager io, int limit) {
         this.io = io;
-        this.stats = stats;
         this.limit = limit;
+    }
+
+    /** The counts of the requests it admits, and of what became of them. */
+    RequestCounters counts() {
+        return counts;
     }
 
     /**
@@ -31,23 +36,29 @@ final class Admission {
      * already. {@code exchange}: the request, null for a hand-off of Spring's blocking execution.
      */
     boolean enter(@Nullable ServerWebExchange exchange) {
-        if (stats.tryEnter(limit)) {
-            return true;
+        for (;;) {
+            int n = inFlight.get();
+            if (n >= limit) {
+                break;
+            }
+            if (inFlight.compareAndSet(n, n + 1)) {
+                return true;
+            }
         }
-        stats.countShed();
+        counts.countShed();
         WebEvents.shed(exchange, limit);
         return false;
     }
 
     /** Whether {@code limit} coroutine requests hold a slot now (a look, not a reservation). */
     boolean full() {
-        return stats.inFlight() >= limit;
+        return inFlight.get() >= limit;
     }
 
     /** Counts and records a request shed before WebFlux saw it ({@link EarlyShedding}), as its request line says. */
     void shedEarly(String method, String uri) {
-        stats.countShed();
-        stats.countShedEarly();
+        counts.countShed();
+        counts.countShedEarly();
         WebEvents.shedEarly(method, uri, limit);
     }
 
@@ -65,10 +76,10 @@ final class Admission {
         try {
             started = spawn.get();
         } catch (RuntimeException notStarted) {
-            stats.exit();
+            exit();
             throw notStarted;
         }
-        stats.countCoroutine();
+        counts.countCoroutine();
         return started;
     }
 
@@ -98,14 +109,6 @@ final class Admission {
 
     /** Gives a slot back: the coroutine's code has returned. */
     void exit() {
-        stats.exit();
-    }
-
-    IOManager io() {
-        return io;
-    }
-
-    CoschedWebStats stats() {
-        return stats;
+        inFlight.decrementAndGet();
     }
 }

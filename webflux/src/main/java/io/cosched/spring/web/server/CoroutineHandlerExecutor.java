@@ -17,19 +17,19 @@ import org.springframework.core.task.AsyncTaskExecutor;
  */
 final class CoroutineHandlerExecutor implements AsyncTaskExecutor {
 
-    private final Admission admission;
+    private final RequestServices services;
 
-    CoroutineHandlerExecutor(Admission admission) {
-        this.admission = admission;
+    CoroutineHandlerExecutor(RequestServices services) {
+        this.services = services;
     }
 
     @Override
     public void execute(Runnable task) {
-        if (Coroutines.current().isPresent() && admission.io().isCurrent()) {
-            admission.stats().countInlined();
+        if (Coroutines.current().isPresent() && services.io().isCurrent()) {
+            services.counts().countInlined();
             task.run(); // already a coroutine of the IOManager: a second one would only cost
             return;
         }
-        admission.execute(task);
+        services.admission().execute(task);
     }
 }

@@ -35,12 +35,13 @@ import java.util.function.Predicate;
  * {@link #handlerAdapter()} as the {@code RequestMappingHandlerAdapter},
  * {@link #blockingExecutor()} and {@link #selector()} for
  * {@code WebFluxConfigurer.configureBlockingExecution}, {@link #exceptionHandler()} as a bean, and
- * {@link #call} for functional endpoints (what {@link CoroutineHandlers} uses).
+ * {@link #call} for functional endpoints (what {@link CoroutineHandlers} uses), {@link #stats()} for the numbers.
  */
 public final class CoroutineRequests implements CoroutineHandlers.Runner {
 
     private final IOManager io;
     private final Admission admission;
+    private final RequestServices services;
     private final RequestPolicy policy;
     private final CoroutineHandlerSelector selector;
     private final CoroutineHandlerExecutor executor;
@@ -51,22 +52,21 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
 
     /**
      * @param io                 whose loops serve the requests and carry their coroutines
-     * @param stats              where the requests are counted
      * @param timeout            how long a handler may take before it is interrupted and 503 answered; null for no limit
      * @param maxInFlight        how many coroutine requests may run at once; null for no limit
      * @param cancelOnDisconnect whether a request Spring cancels (client gone) interrupts its handler
      * @param annotatedOnly      only handlers marked {@link io.cosched.spring.web.RunAsCoroutine}, or every blocking one
      * @param streams            the limits of a request once it streams its body or its response
      */
-    public CoroutineRequests(IOManager io, CoschedWebStats stats, @Nullable Duration timeout,
+    public CoroutineRequests(IOManager io, @Nullable Duration timeout,
             @Nullable Integer maxInFlight, boolean cancelOnDisconnect, boolean annotatedOnly, StreamLimits streams) {
         this.io = io;
-        this.admission = new Admission(io, stats,
-                maxInFlight == null ? Integer.MAX_VALUE : Arguments.positive("maxInFlight", maxInFlight));
+        this.admission = new Admission(io, maxInFlight == null ? Integer.MAX_VALUE : Arguments.positive("maxInFlight", maxInFlight));
+        this.services = new RequestServices(io, admission, admission.counts());
         this.policy = new RequestPolicy(timeout == null ? null : Arguments.positive("timeout", timeout), cancelOnDisconnect,
                 ContextRestorer.detect(), streams);
         this.selector = new CoroutineHandlerSelector(annotatedOnly);
-        this.executor = new CoroutineHandlerExecutor(admission);
+        this.executor = new CoroutineHandlerExecutor(services);
         this.earlyShedding = new EarlyShedding(admission, this);
     }
 
@@ -84,7 +84,7 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
         return new Mono<T>() {
             @Override
             public void subscribe(CoreSubscriber<? super T> actual) {
-                new RequestCoroutine<>(admission, policy, exchange, actual, handling, loopOf(exchange)).start();
+                new RequestCoroutine<>(services, policy, exchange, actual, handling, loopOf(exchange)).start();
             }
         };
     }
@@ -118,6 +118,11 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
     }
 
     private static final String FUNCTIONAL_REQUEST = CoroutineRequests.class.getName() + ".request";
+
+    /** What these requests did: in flight, timed out, shed, cancelled (read-only; counted here). */
+    public CoschedWebStats stats() {
+        return services.counts();
+    }
 
     /** Spring's adapter for annotated handlers, which runs the {@link #selector() selected} ones as coroutine requests. */
     public RequestMappingHandlerAdapter handlerAdapter() {

@@ -75,7 +75,7 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
         }
     }
 
-    private final Admission admission;
+    private final RequestServices services;
     private final RequestPolicy policy;
     private final ServerWebExchange exchange; // for the log line of a cancelled request
     private final CoreSubscriber<? super T> actual;
@@ -104,10 +104,10 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
     private @Nullable Throwable error;
     private @Nullable Subscription upstream;
 
-    RequestCoroutine(Admission admission, RequestPolicy policy, ServerWebExchange exchange,
+    RequestCoroutine(RequestServices services, RequestPolicy policy, ServerWebExchange exchange,
             CoreSubscriber<? super T> actual, Function<RequestCoroutine<T>, Mono<T>> handling,
             CoroutineRequests.@Nullable Loop loop) {
-        this.admission = admission;
+        this.services = services;
         this.policy = policy;
         this.exchange = exchange;
         this.actual = actual;
@@ -118,9 +118,9 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
     /** Admits the request and starts its coroutine; called once, by the subscribing thread. */
     void start() {
         actual.onSubscribe(this);
-        if (!admission.enter(exchange)) {
+        if (!services.admission().enter(exchange)) {
             if (terminate()) {
-                actual.onError(admission.rejection());
+                actual.onError(services.admission().rejection());
             }
             return;
         }
@@ -132,12 +132,12 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
         Coroutine<?> started;
         try {
             if (onLoop) {
-                started = admission.start(() -> admission.io().spawn(this));
+                started = services.admission().start(() -> services.io().spawn(this));
             } else {
                 // back to the connection's loop: one hand-off, where the subscribing thread's loop
                 // (if any) would keep the coroutine and its I/O away from the connection for good
-                admission.stats().countOffLoop();
-                started = admission.start(() -> admission.io().spawnOn(l.index(), () -> {
+                services.counts().countOffLoop();
+                started = services.admission().start(() -> services.io().spawnOn(l.index(), () -> {
                     armDeadline(); // from the loop, as when Spring subscribes there
                     run();
                     return null;
@@ -189,7 +189,7 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
     private void armDeadline() {
         Duration timeout = policy.timeout();
         if (timeout != null && (state & TERMINATED) == 0) {
-            deadline = admission.io().timers().addTimer(timeout, this::expire);
+            deadline = services.io().timers().addTimer(timeout, this::expire);
         }
     }
 
@@ -345,7 +345,7 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
         if (endedBy == null) {
             endedBy = Reason.CLIENT_GONE;
         }
-        admission.stats().countCancelled();
+        services.counts().countCancelled();
         boolean interrupt = policy.cancelOnDisconnect();
         WebEvents.cancelled(exchange, System.nanoTime() - admittedNanos, interrupt);
         if (LOG.isDebugEnabled()) {
@@ -374,7 +374,7 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
             }
         } while (!STATE.compareAndSet(this, s, s | TERMINATED | EXPIRED));
         endedBy = Reason.REQUEST_TIMEOUT;
-        admission.stats().countTimedOut();
+        services.counts().countTimedOut();
         Duration timeout = policy.timeout();
         WebEvents.timeout(exchange, timeout == null ? 0 : timeout.toNanos());
         interrupt();
@@ -407,7 +407,7 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
         cancelDeadline();
         Duration limit = policy.streamMaxDuration();
         if (limit != null) {
-            streamLimit = admission.io().timers().addTimer(limit, this::streamExpired);
+            streamLimit = services.io().timers().addTimer(limit, this::streamExpired);
         }
         return true;
     }
@@ -422,7 +422,7 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
         boolean answer = terminate();
         interrupt();
         if (answer) {
-            admission.stats().countTimedOut();
+            services.counts().countTimedOut();
             Duration limit = Objects.requireNonNull(policy.streamMaxDuration());
             WebEvents.timeout(exchange, limit.toNanos());
             abandonStream();
@@ -442,7 +442,7 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
 
     @Override
     public TimerManager timers() {
-        return admission.io().timers();
+        return services.io().timers();
     }
 
     @Override
@@ -490,7 +490,7 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
         if (limit != null) {
             limit.cancel();
         }
-        admission.exit();
+        services.admission().exit();
     }
 
     private void cancelDeadline() {

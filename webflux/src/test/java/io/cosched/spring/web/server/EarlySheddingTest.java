@@ -29,8 +29,10 @@ import reactor.netty.NettyPipeline;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
 import java.util.List;
 
+import static io.cosched.TestSupport.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.springframework.web.reactive.function.server.RequestPredicates.GET;
 import static org.springframework.web.reactive.function.server.RequestPredicates.path;
@@ -47,19 +49,39 @@ import static org.springframework.web.reactive.function.server.RouterFunctions.r
 class EarlySheddingTest {
 
     private IOManager io;
-    private final CoschedWebStats stats = new CoschedWebStats();
     private CoroutineRequests requests;
+    private CoschedWebStats stats;
+    private final CountDownLatch release = new CountDownLatch(1);
 
     @BeforeEach
     void start() {
         io = IOManager.builder().name("shedding").threads(1).build();
         io.start();
-        requests = new CoroutineRequests(io, stats, null, 1, true, false, StreamLimits.DEFAULT);
+        requests = new CoroutineRequests(io, null, 1, true, false, StreamLimits.DEFAULT);
+        stats = requests.stats();
     }
 
     @AfterEach
     void stop() {
+        release.countDown();
         io.stop(Duration.ofSeconds(10));
+    }
+
+    /** Takes the one in-flight slot with a handler that waits for {@link #freeTheSlot()}. */
+    private void takeTheSlot() {
+        requests.blockingExecutor().execute(() -> {
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        eventually(Duration.ofSeconds(10), () -> stats.inFlight() == 1, stats::toString);
+    }
+
+    private void freeTheSlot() {
+        release.countDown();
+        eventually(Duration.ofSeconds(10), () -> stats.inFlight() == 0, stats::toString);
     }
 
     /** Handlers of the annotated mapping: blocking ones run as coroutines, reactive ones do not. */
@@ -201,7 +223,7 @@ class EarlySheddingTest {
     @Test
     void whileFullACoroutineRequestIsAnswered503HereAndItsBodyDropped() throws Exception {
         EmbeddedChannel channel = channel();
-        assertThat(stats.tryEnter(1)).isTrue(); // the one slot is taken
+        takeTheSlot();
         send(channel, "POST /orders/7 HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n01234");
         String response = written(channel);
         assertThat(response).startsWith("HTTP/1.1 503 Service Unavailable\r\n")
@@ -225,12 +247,12 @@ class EarlySheddingTest {
         EmbeddedChannel notRead = new EmbeddedChannel();
         notRead.pipeline().addLast(NettyPipeline.HttpCodec, new HttpServerCodec());
         requests.earlyShedding().install(notRead);
-        assertThat(stats.tryEnter(1)).isTrue();
+        takeTheSlot();
         send(notRead, "GET /orders/7 HTTP/1.1\r\nHost: x\r\n\r\n");
         assertThat(passedOn(notRead)).as("routes not read yet").isEqualTo("GET /orders/7;");
         notRead.finishAndReleaseAll();
 
-        stats.exit();
+        freeTheSlot();
         EmbeddedChannel channel = channel();
         send(channel, "GET /orders/7 HTTP/1.1\r\nHost: x\r\n\r\n");
         assertThat(passedOn(channel)).as("a slot is free").isEqualTo("GET /orders/7;");
@@ -244,7 +266,7 @@ class EarlySheddingTest {
         EmbeddedChannel channel = channel();
         send(channel, "GET /orders/1 HTTP/1.1\r\nHost: x\r\n\r\n");
         assertThat(passedOn(channel)).isEqualTo("GET /orders/1;");
-        assertThat(stats.tryEnter(1)).isTrue(); // now full, the first still unanswered
+        takeTheSlot(); // now full, the first still unanswered
         send(channel, "GET /orders/2 HTTP/1.1\r\nHost: x\r\n\r\n");
         assertThat(passedOn(channel)).as("a 503 now would overtake the first response").isEqualTo("GET /orders/2;");
 
@@ -261,7 +283,7 @@ class EarlySheddingTest {
     @Test
     void aRequestAskingToCloseGetsItsAnswerAndTheConnectionCloses() throws Exception {
         EmbeddedChannel channel = channel();
-        assertThat(stats.tryEnter(1)).isTrue();
+        takeTheSlot();
         send(channel, "GET /orders/7 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
         assertThat(written(channel)).startsWith("HTTP/1.1 503 ").contains("connection: close\r\n");
         channel.runPendingTasks();

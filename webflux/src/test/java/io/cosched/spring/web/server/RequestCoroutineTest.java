@@ -40,7 +40,7 @@ class RequestCoroutineTest {
     private static final Duration WAIT = Duration.ofSeconds(10);
 
     private @Nullable IOManager io;
-    private final CoschedWebStats stats = new CoschedWebStats();
+    private CoschedWebStats stats; // of the latest requests()
 
     @AfterEach
     void stop() {
@@ -54,7 +54,9 @@ class RequestCoroutineTest {
         // request's coroutine to run elsewhere meanwhile
         io = IOManager.builder().name("requests").threads(1).stallThreshold(Duration.ZERO).build();
         io.start();
-        return new CoroutineRequests(io, stats, timeout, maxInFlight, cancelOnDisconnect, false, StreamLimits.DEFAULT);
+        CoroutineRequests requests = new CoroutineRequests(io, timeout, maxInFlight, cancelOnDisconnect, false, StreamLimits.DEFAULT);
+        stats = requests.stats();
+        return requests;
     }
 
     private static <T> Outcome<T> subscribe(CoroutineRequests requests, Function<Executor, Mono<T>> handling) {
@@ -213,7 +215,7 @@ class RequestCoroutineTest {
         assertThat(remaining).isLessThanOrEqualTo(Duration.ofMillis(29_950)).isGreaterThan(Duration.ofSeconds(20));
         assertThat(scopes.remainingTime()).as("outside any request").isNull();
         // a request without a timeout gives its scopes none
-        CoroutineRequests unlimited = new CoroutineRequests(io, stats, null, null, true, false, StreamLimits.DEFAULT);
+        CoroutineRequests unlimited = new CoroutineRequests(io, null, null, true, false, StreamLimits.DEFAULT);
         Outcome<String> none = subscribe(unlimited, executor -> Mono.fromCallable(() -> String.valueOf(scopes.remainingTime())));
         none.subscription().request(1);
         assertThat(none.next()).isEqualTo("next null");

@@ -144,16 +144,16 @@ public final class CoschedWebFluxAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        CoschedWebStats coschedWebStats() {
-            return new CoschedWebStats();
+        CoroutineRequests coschedCoroutineRequests(IOManager io, CoschedProperties properties) {
+            CoschedProperties.Web web = properties.getWeb();
+            return new CoroutineRequests(io, web.getRequestTimeout(), web.getMaxInFlight(),
+                    web.isCancelOnDisconnect(), web.getMode() == WebMode.ANNOTATED, web.getStream().limits());
         }
 
+        /** The numbers the endpoint, the meters and readiness read: counted by the requests, read-only. */
         @Bean
-        @ConditionalOnMissingBean
-        CoroutineRequests coschedCoroutineRequests(IOManager io, CoschedWebStats stats, CoschedProperties properties) {
-            CoschedProperties.Web web = properties.getWeb();
-            return new CoroutineRequests(io, stats, web.getRequestTimeout(), web.getMaxInFlight(),
-                    web.isCancelOnDisconnect(), web.getMode() == WebMode.ANNOTATED, web.getStream().limits());
+        CoschedWebStats coschedWebStats(CoroutineRequests requests) {
+            return requests.stats();
         }
 
         @Bean

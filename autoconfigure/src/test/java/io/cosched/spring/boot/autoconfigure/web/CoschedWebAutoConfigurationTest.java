@@ -1,9 +1,11 @@
 package io.cosched.spring.boot.autoconfigure.web;
 
+import io.cosched.IOManager;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
 import io.cosched.spring.web.CoroutineHandlers;
 import io.cosched.spring.web.CoschedWebStats;
 import io.cosched.spring.web.server.CoroutineRequests;
+import io.cosched.spring.web.server.StreamLimits;
 import io.cosched.spring.web.server.StreamingSupport;
 import io.cosched.spring.web.server.IOManagerLoopResources;
 import org.junit.jupiter.api.Test;
@@ -11,12 +13,16 @@ import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.webflux.autoconfigure.WebFluxRegistrations;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
 import org.springframework.http.client.ReactorResourceFactory;
 import org.springframework.web.reactive.config.WebFluxConfigurer;
 import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerAdapter;
 import org.springframework.web.server.WebExceptionHandler;
 import reactor.core.scheduler.Schedulers;
+
+import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -90,14 +96,28 @@ class CoschedWebAutoConfigurationTest {
     }
 
     @Test
-    void backsOffWhenTheApplicationDefinesItsOwnStatsAndHelper() {
-        CoschedWebStats stats = new CoschedWebStats();
+    void backsOffWhenTheApplicationDefinesItsOwnRequestsAndHelper() {
         CoroutineHandlers handlers = new CoroutineHandlers(Schedulers.immediate());
-        runner.withBean(CoschedWebStats.class, () -> stats).withBean(CoroutineHandlers.class, () -> handlers)
+        runner.withUserConfiguration(OwnRequests.class).withBean(CoroutineHandlers.class, () -> handlers)
                 .run(context -> {
-                    assertThat(context.getBean(CoschedWebStats.class)).isSameAs(stats);
+                    CoroutineRequests own = context.getBean(CoroutineRequests.class);
+                    assertThat(own).isSameAs(context.getBean(OwnRequests.class).requests);
+                    assertThat(context.getBean(CoschedWebStats.class)).as("the numbers of the requests that run")
+                            .isSameAs(own.stats());
                     assertThat(context.getBean(CoroutineHandlers.class)).isSameAs(handlers);
                 });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnRequests {
+
+        CoroutineRequests requests;
+
+        @Bean
+        CoroutineRequests myRequests(IOManager io) {
+            requests = new CoroutineRequests(io, Duration.ofSeconds(5), 10, true, true, StreamLimits.DEFAULT);
+            return requests;
+        }
     }
 
     @Test
