@@ -136,6 +136,10 @@ public final class HttpStub implements AutoCloseable {
     private static void send(HttpExchange ex, int status, String body) throws IOException {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         ex.getResponseHeaders().add("Content-Type", "text/plain; charset=utf-8");
+        if ("close".equalsIgnoreCase(ex.getRequestHeaders().getFirst("Connection"))) {
+            // as an HTTP/1.1 server must (RFC 9112, 9.6): else a client may pool the connection this server closes
+            ex.getResponseHeaders().set("Connection", "close");
+        }
         if ("HEAD".equals(ex.getRequestMethod())) {
             ex.sendResponseHeaders(status, -1);
             ex.close();

@@ -4,8 +4,8 @@ import io.cosched.http.client.HttpStub;
 import io.cosched.IOManager;
 import io.cosched.TestSupport;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
-import io.cosched.spring.web.server.GlobalLoops;
-import io.cosched.spring.web.server.LoopConnectionProvider;
+import io.cosched.spring.web.netty.GlobalLoops;
+import io.cosched.spring.web.netty.LoopConnectionProvider;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -68,6 +68,7 @@ class WebClientOnTheLoopTest {
                         .get(10, TimeUnit.SECONDS);
                 assertThat(answeredOn).isEqualTo("hello on cosched-io-" + home);
             }
+            assertThat(stub.clientPorts).as("a connection each, as asked").hasSize(2);
             installed.set(global);
         });
         assertThat(installed.get().isInstalled()).as("given back when the context closed").isFalse();
