@@ -6,7 +6,7 @@ import io.cosched.IOManager;
 import io.cosched.Scheduler;
 import io.cosched.SchedulerStats;
 import io.cosched.spring.web.CoschedWebStats;
-import io.cosched.spring.web.server.ServerConnections;
+import io.cosched.spring.web.netty.ServerConnections;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;

@@ -3,7 +3,7 @@ package io.cosched.spring.boot.actuate;
 import io.cosched.Scheduler;
 import io.cosched.SchedulerStats;
 import io.cosched.spring.web.CoschedWebStats;
-import io.cosched.spring.web.server.ServerConnections;
+import io.cosched.spring.web.netty.ServerConnections;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -1,6 +1,6 @@
 package io.cosched.spring.boot.actuate;
 
-import io.cosched.spring.web.SheddingReadiness;
+import io.cosched.spring.web.shedding.SheddingReadiness;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 

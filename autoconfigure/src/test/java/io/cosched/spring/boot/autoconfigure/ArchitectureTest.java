@@ -125,8 +125,37 @@ class ArchitectureTest {
 
     @Test
     void theMainCodesPackagesFormNoCyclesButTheKnownOnes() {
+        Map<String, Set<String>> uses = packageUses(MODULES);
+        assertThat(uses).as("packages read").containsKeys("io.cosched", "io.cosched.jdbc",
+                "io.cosched.http.client", "io.cosched.spring.http.client", "io.cosched.spring.web.server",
+                "io.cosched.spring.web.netty", "io.cosched.spring.web.session", "io.cosched.spring.web.shedding",
+                "io.cosched.redis", "io.cosched.spring.data.redis",
+                "io.cosched.spring.boot.autoconfigure");
+        assertThat(cycles(uses)).containsExactlyInAnyOrderElementsOf(KNOWN_CYCLES);
+    }
+
+    /**
+     * webflux's packages, one concern each, depend one way: the API on nothing of the integration, the request
+     * path on the API, shedding on the request path; Reactor Netty's resources and the session store on core alone.
+     */
+    @Test
+    void theWebfluxPackagesDependOneWay() {
+        Map<String, Set<String>> allowed = Map.of(
+                "io.cosched.spring.web", Set.of(),
+                "io.cosched.spring.web.server", Set.of("io.cosched.spring.web"),
+                "io.cosched.spring.web.shedding", Set.of("io.cosched.spring.web", "io.cosched.spring.web.server"),
+                "io.cosched.spring.web.netty", Set.of(),
+                "io.cosched.spring.web.session", Set.of());
+        Map<String, Set<String>> uses = packageUses(List.of("webflux"));
+        assertThat(uses).containsOnlyKeys(allowed.keySet());
+        uses.forEach((pkg, targets) -> assertThat(targets.stream().filter(t -> t.startsWith("io.cosched.spring.")))
+                .as("what %s uses of the Spring integration", pkg).isSubsetOf(allowed.get(pkg)));
+    }
+
+    /** For each package of the main code of {@code modules}: the other cosched packages its sources name. */
+    private static Map<String, Set<String>> packageUses(List<String> modules) {
         Map<String, Set<String>> uses = new TreeMap<>();
-        for (String module : MODULES) {
+        for (String module : modules) {
             sources(module).forEach((file, text) -> {
                 Matcher p = PACKAGE.matcher(text);
                 assertThat(p.find()).as("%s has a package declaration", file).isTrue();
@@ -140,11 +169,7 @@ class ArchitectureTest {
                 }
             });
         }
-        assertThat(uses).as("packages read").containsKeys("io.cosched", "io.cosched.jdbc",
-                "io.cosched.http.client", "io.cosched.spring.http.client", "io.cosched.spring.web.server",
-                "io.cosched.redis", "io.cosched.spring.data.redis",
-                "io.cosched.spring.boot.autoconfigure");
-        assertThat(cycles(uses)).containsExactlyInAnyOrderElementsOf(KNOWN_CYCLES);
+        return uses;
     }
 
     @Test

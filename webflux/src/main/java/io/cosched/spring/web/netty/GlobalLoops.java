@@ -1,5 +1,6 @@
-package io.cosched.spring.web.server;
+package io.cosched.spring.web.netty;
 
+import io.cosched.Internal;
 import io.cosched.IOManager;
 import reactor.netty.http.HttpResources;
 
@@ -16,6 +17,7 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <p>Wiring: public for the starter.
  */
+@Internal
 public final class GlobalLoops implements AutoCloseable {
 
     private static final AtomicReference<GlobalLoops> INSTALLED = new AtomicReference<>();

@@ -1,5 +1,6 @@
-package io.cosched.spring.web.server;
+package io.cosched.spring.web.netty;
 
+import io.cosched.Internal;
 import io.cosched.IOManager;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -26,6 +27,7 @@ import java.util.concurrent.TimeUnit;
  * epoll channel types itself when the groups are epoll groups. Disposing it does nothing: the
  * IOManager's lifecycle owns the loops.
  */
+@Internal
 public final class IOManagerLoopResources implements LoopResources {
 
     private final IOManager io;

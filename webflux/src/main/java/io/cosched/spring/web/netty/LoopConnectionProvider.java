@@ -1,5 +1,6 @@
-package io.cosched.spring.web.server;
+package io.cosched.spring.web.netty;
 
+import io.cosched.Internal;
 import io.cosched.IOManager;
 import io.netty.resolver.AddressResolverGroup;
 import reactor.core.publisher.Flux;
@@ -25,6 +26,7 @@ import java.util.function.Supplier;
  * uses one more pool, as before. Reactor Netty's one pool would hand an idle connection of any loop to any
  * caller.
  */
+@Internal
 public final class LoopConnectionProvider implements ConnectionProvider {
 
     private final IOManager io;

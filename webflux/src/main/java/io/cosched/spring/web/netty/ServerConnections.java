@@ -1,5 +1,6 @@
-package io.cosched.spring.web.server;
+package io.cosched.spring.web.netty;
 
+import io.cosched.Internal;
 import io.netty.channel.Channel;
 
 import java.io.IOException;
@@ -18,6 +19,7 @@ import java.util.concurrent.atomic.LongAdder;
  * A server whose loops are busy accepts late: a growing listen queue is requests waiting before any
  * of cosched's counters can see them. Thread-safe.
  */
+@Internal
 public final class ServerConnections {
 
     /** What the kernel cannot tell (not Linux, no {@code /proc}). */

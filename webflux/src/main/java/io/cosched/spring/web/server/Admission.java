@@ -1,6 +1,7 @@
 package io.cosched.spring.web.server;
 
 import io.cosched.IOManager;
+import io.cosched.Internal;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.web.server.ServerWebExchange;
@@ -14,7 +15,8 @@ import java.util.function.Supplier;
  * coroutine starts and given back when its code has returned, or at once when it could not start;
  * what was shed and what started is counted. The slots are its own: the stats read how many are taken.
  */
-final class Admission {
+@Internal
+public final class Admission {
 
     private final IOManager io;
     private final AtomicInteger inFlight = new AtomicInteger();
@@ -51,20 +53,28 @@ final class Admission {
     }
 
     /** Whether {@code limit} coroutine requests hold a slot now (a look, not a reservation). */
-    boolean full() {
+    public boolean full() {
         return inFlight.get() >= limit;
     }
 
-    /** Counts and records a request shed before WebFlux saw it ({@link EarlyShedding}), as its request line says. */
-    void shedEarly(String method, String uri) {
+    /**
+     * Counts and records a request shed before WebFlux saw it ({@code EarlyShedding}): its method and path (the
+     * request-target where it holds no path).
+     */
+    public void shedEarly(String method, String path) {
         counts.countShed();
         counts.countShedEarly();
-        WebEvents.shedEarly(method, uri, limit);
+        WebEvents.shedEarly(method, path, limit);
     }
 
     /** What a shed request fails with (answered 503). */
     CoroutineRejectedException rejection() {
         return new CoroutineRejectedException(limit);
+    }
+
+    /** The body of the 503 a shed request is answered with: RFC 9457 problem details, as WebFlux's answer is. */
+    public String rejectionProblem() {
+        return UnavailableResponses.problem(rejection().getMessage());
     }
 
     /**

@@ -2,6 +2,7 @@ package io.cosched.spring.web.server;
 
 import io.cosched.Arguments;
 import io.cosched.IOManager;
+import io.cosched.Internal;
 import io.cosched.spring.web.CoroutineHandlers;
 import io.cosched.spring.web.CoschedWebStats;
 import io.netty.channel.EventLoop;
@@ -45,7 +46,6 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
     private final RequestPolicy policy;
     private final CoroutineHandlerSelector selector;
     private final CoroutineHandlerExecutor executor;
-    private final EarlyShedding earlyShedding;
     // the IOManager's loops in index order when coroutines run on them (carrier mode), else empty;
     // known once the IOManager runs, so read at the first request
     private volatile Loop @Nullable [] loops;
@@ -67,7 +67,6 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
                 ContextRestorer.detect(), streams);
         this.selector = new CoroutineHandlerSelector(annotatedOnly);
         this.executor = new CoroutineHandlerExecutor(services);
-        this.earlyShedding = new EarlyShedding(admission, this);
     }
 
     /**
@@ -139,12 +138,10 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
         return selector;
     }
 
-    /**
-     * Sheds coroutine requests over the in-flight limit in the connection's pipeline, before WebFlux:
-     * install it on each server connection and give it the handler mappings once they are initialized.
-     */
-    public EarlyShedding earlyShedding() {
-        return earlyShedding;
+    /** The in-flight limit these requests are admitted by, for shedding before WebFlux ({@code EarlyShedding}). */
+    @Internal
+    public Admission admission() {
+        return admission;
     }
 
     /** Answers timed-out and shed requests with 503; ordered ahead of Spring Boot's error handler. */

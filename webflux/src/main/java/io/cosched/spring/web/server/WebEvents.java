@@ -98,16 +98,15 @@ final class WebEvents {
         }
     }
 
-    /** A request shed in the pipeline: what the request line says. */
-    static void shedEarly(String method, String uri, int limit) {
+    /** A request shed in the pipeline: its method and path (the request-target where no path is in it). */
+    static void shedEarly(String method, String path, int limit) {
         if (!AVAILABLE) {
             return;
         }
         Shed e = new Shed();
         if (e.isEnabled() && (e.notRecordedBefore = SHEDS.admit()) >= 0) {
-            String path = ShedRoutes.pathOf(uri);
             e.method = method;
-            e.path = path == null ? uri : path;
+            e.path = path;
             e.beforeWebFlux = true;
             e.limit = limit;
             e.commit();

@@ -1,5 +1,6 @@
-package io.cosched.spring.web.server;
+package io.cosched.spring.web.session;
 
+import io.cosched.Internal;
 import org.jspecify.annotations.Nullable;
 import org.springframework.web.server.WebSession;
 import org.springframework.web.server.session.WebSessionStore;
@@ -33,6 +34,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * or by an attribute), expires after its max idle time since the last access, expired sessions are
  * swept at most once a minute on access, and saving a new session beyond {@code maxSessions} fails.
  */
+@Internal
 public final class InlineWebSessionStore implements WebSessionStore {
 
     private static final long SWEEP_PERIOD_MILLIS = 60_000;

@@ -1,5 +1,8 @@
-package io.cosched.spring.web.server;
+package io.cosched.spring.web.shedding;
 
+import io.cosched.Internal;
+import io.cosched.spring.web.server.Admission;
+import io.cosched.spring.web.server.CoroutineRequests;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -45,6 +48,7 @@ import java.util.List;
  * responses in order) and only after the routes are known ({@link #useRoutes}); everything else goes
  * on to WebFlux, where the in-flight limit still holds. HTTP/2 connections are not seen here.
  */
+@Internal
 public final class EarlyShedding {
 
     private static final Log LOG = LogFactory.getLog(EarlyShedding.class);
@@ -61,10 +65,11 @@ public final class EarlyShedding {
     private final HttpHeaders closeHeaders;
     private volatile @Nullable ShedRoutes routes;
 
-    EarlyShedding(Admission admission, CoroutineRequests requests) {
-        this.admission = admission;
+    /** Sheds what {@code requests} would shed, for the routes that surely run as its coroutine requests. */
+    public EarlyShedding(CoroutineRequests requests) {
+        this.admission = requests.admission();
         this.requests = requests;
-        byte[] bytes = UnavailableResponses.problem(admission.rejection().getMessage()).getBytes(StandardCharsets.UTF_8);
+        byte[] bytes = admission.rejectionProblem().getBytes(StandardCharsets.UTF_8);
         this.body = Unpooled.unreleasableBuffer(Unpooled.wrappedBuffer(bytes).asReadOnly());
         this.keepAliveHeaders = headers(bytes.length, false);
         this.keepAlive10Headers = headers(bytes.length, false).set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
@@ -145,7 +150,8 @@ public final class EarlyShedding {
         }
 
         private void answer(ChannelHandlerContext ctx, HttpRequest request) {
-            admission.shedEarly(request.method().name(), request.uri());
+            String path = ShedRoutes.pathOf(request.uri());
+            admission.shedEarly(request.method().name(), path == null ? request.uri() : path);
             // a client waiting for 100 Continue may or may not send its body now: the connection cannot
             // tell its next request from that body, so it ends with this answer
             boolean keepAlive = HttpUtil.isKeepAlive(request) && !HttpUtil.is100ContinueExpected(request);

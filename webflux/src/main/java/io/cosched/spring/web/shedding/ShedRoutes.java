@@ -1,5 +1,6 @@
-package io.cosched.spring.web.server;
+package io.cosched.spring.web.shedding;
 
+import io.cosched.spring.web.server.CoroutineRequests;
 import io.cosched.spring.web.CoroutineHandlers;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpMethod;

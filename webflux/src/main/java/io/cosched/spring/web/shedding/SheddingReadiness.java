@@ -1,4 +1,6 @@
-package io.cosched.spring.web;
+package io.cosched.spring.web.shedding;
+
+import io.cosched.spring.web.CoschedWebStats;
 
 import java.time.Duration;
 import java.util.function.LongSupplier;

@@ -1,4 +1,4 @@
-package io.cosched.spring.web.server;
+package io.cosched.spring.web.netty;
 
 import com.sun.net.httpserver.HttpServer;
 import com.sun.net.httpserver.HttpsConfigurator;

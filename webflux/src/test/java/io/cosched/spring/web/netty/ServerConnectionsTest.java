@@ -1,4 +1,4 @@
-package io.cosched.spring.web.server;
+package io.cosched.spring.web.netty;
 
 import io.netty.channel.embedded.EmbeddedChannel;
 import org.junit.jupiter.api.Test;

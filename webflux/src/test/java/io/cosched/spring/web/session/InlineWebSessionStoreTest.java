@@ -1,4 +1,4 @@
-package io.cosched.spring.web.server;
+package io.cosched.spring.web.session;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

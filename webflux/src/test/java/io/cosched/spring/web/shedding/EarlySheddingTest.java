@@ -1,8 +1,10 @@
-package io.cosched.spring.web.server;
+package io.cosched.spring.web.shedding;
 
 import io.cosched.IOManager;
 import io.cosched.spring.web.CoroutineHandlers;
 import io.cosched.spring.web.CoschedWebStats;
+import io.cosched.spring.web.server.CoroutineRequests;
+import io.cosched.spring.web.server.StreamLimits;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -50,6 +52,7 @@ class EarlySheddingTest {
 
     private IOManager io;
     private CoroutineRequests requests;
+    private EarlyShedding shedding;
     private CoschedWebStats stats;
     private final CountDownLatch release = new CountDownLatch(1);
 
@@ -59,6 +62,7 @@ class EarlySheddingTest {
         io.start();
         requests = new CoroutineRequests(io, null, 1, true, false, StreamLimits.DEFAULT);
         stats = requests.stats();
+        shedding = new EarlyShedding(requests);
     }
 
     @AfterEach
@@ -184,10 +188,10 @@ class EarlySheddingTest {
     // ---- the pipeline handler ------------------------------------------------------------------
 
     private EmbeddedChannel channel() throws Exception {
-        requests.earlyShedding().useRoutes(List.of(annotated("/orders/{id}", null, "order", "/live", null, "live")), "");
+        shedding.useRoutes(List.of(annotated("/orders/{id}", null, "order", "/live", null, "live")), "");
         EmbeddedChannel channel = new EmbeddedChannel();
         channel.pipeline().addLast(NettyPipeline.HttpCodec, new HttpServerCodec());
-        requests.earlyShedding().install(channel);
+        shedding.install(channel);
         return channel;
     }
 
@@ -246,7 +250,7 @@ class EarlySheddingTest {
     void withASlotFreeOrNoRoutesReadEverythingGoesOnToWebFlux() throws Exception {
         EmbeddedChannel notRead = new EmbeddedChannel();
         notRead.pipeline().addLast(NettyPipeline.HttpCodec, new HttpServerCodec());
-        requests.earlyShedding().install(notRead);
+        shedding.install(notRead);
         takeTheSlot();
         send(notRead, "GET /orders/7 HTTP/1.1\r\nHost: x\r\n\r\n");
         assertThat(passedOn(notRead)).as("routes not read yet").isEqualTo("GET /orders/7;");

@@ -1,5 +1,6 @@
-package io.cosched.spring.web;
+package io.cosched.spring.web.shedding;
 
+import io.cosched.spring.web.CoschedWebStats;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

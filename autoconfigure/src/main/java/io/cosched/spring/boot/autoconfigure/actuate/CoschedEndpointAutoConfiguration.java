@@ -7,7 +7,7 @@ import io.cosched.spring.boot.actuate.CoschedEndpoint;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
 import io.cosched.spring.boot.autoconfigure.CoschedCustomizer;
 import io.cosched.spring.web.CoschedWebStats;
-import io.cosched.spring.web.server.ServerConnections;
+import io.cosched.spring.web.netty.ServerConnections;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;

@@ -7,7 +7,7 @@ import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
 import io.cosched.spring.boot.autoconfigure.CoschedProperties;
 import io.cosched.spring.boot.autoconfigure.web.CoschedWebFluxAutoConfiguration;
 import io.cosched.spring.web.CoschedWebStats;
-import io.cosched.spring.web.SheddingReadiness;
+import io.cosched.spring.web.shedding.SheddingReadiness;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.beans.factory.ObjectProvider;

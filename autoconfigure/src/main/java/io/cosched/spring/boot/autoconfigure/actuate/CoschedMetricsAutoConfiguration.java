@@ -4,7 +4,7 @@ import io.cosched.Scheduler;
 import io.cosched.spring.boot.actuate.CoschedMeterBinder;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
 import io.cosched.spring.web.CoschedWebStats;
-import io.cosched.spring.web.server.ServerConnections;
+import io.cosched.spring.web.netty.ServerConnections;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

@@ -8,7 +8,7 @@ import io.cosched.spring.boot.autoconfigure.CoschedProperties.WebMode;
 import io.cosched.spring.web.CoroutineHandlers;
 import io.cosched.spring.web.CoschedWebStats;
 import io.cosched.spring.web.server.CoroutineRequests;
-import io.cosched.spring.web.server.EarlyShedding;
+import io.cosched.spring.web.shedding.EarlyShedding;
 import io.cosched.spring.web.server.RequestScopes;
 import io.micrometer.observation.ObservationRegistry;
 import io.cosched.spring.web.server.StreamLimits;
@@ -184,18 +184,22 @@ public final class CoschedWebFluxAutoConfiguration {
         static final class EarlySheddingConfiguration {
 
             @Bean
-            NettyServerCustomizer coschedEarlyShedding(CoroutineRequests requests) {
-                EarlyShedding shedding = requests.earlyShedding();
+            EarlyShedding coschedEarlySheddingHandler(CoroutineRequests requests) {
+                return new EarlyShedding(requests);
+            }
+
+            @Bean
+            NettyServerCustomizer coschedEarlyShedding(EarlyShedding shedding) {
                 return server -> server.doOnChannelInit((observer, channel, remote) -> shedding.install(channel));
             }
 
             @Bean
-            SmartInitializingSingleton coschedEarlySheddingRoutes(CoroutineRequests requests,
+            SmartInitializingSingleton coschedEarlySheddingRoutes(EarlyShedding shedding,
                     ObjectProvider<HandlerMapping> handlerMappings, Environment environment) {
                 return () -> {
                     List<HandlerMapping> mappings = new ArrayList<>(handlerMappings.stream().toList());
                     AnnotationAwareOrderComparator.sort(mappings); // DispatcherHandler's order
-                    requests.earlyShedding().useRoutes(mappings, environment.getProperty("spring.webflux.base-path", ""));
+                    shedding.useRoutes(mappings, environment.getProperty("spring.webflux.base-path", ""));
                 };
             }
         }

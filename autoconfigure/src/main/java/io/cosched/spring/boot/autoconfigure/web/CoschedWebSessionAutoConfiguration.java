@@ -1,7 +1,7 @@
 package io.cosched.spring.boot.autoconfigure.web;
 
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
-import io.cosched.spring.web.server.InlineWebSessionStore;
+import io.cosched.spring.web.session.InlineWebSessionStore;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;

@@ -7,7 +7,7 @@ import io.cosched.spring.web.CoschedWebStats;
 import io.cosched.spring.web.server.CoroutineRequests;
 import io.cosched.spring.web.server.StreamLimits;
 import io.cosched.spring.web.server.StreamingSupport;
-import io.cosched.spring.web.server.IOManagerLoopResources;
+import io.cosched.spring.web.netty.IOManagerLoopResources;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
