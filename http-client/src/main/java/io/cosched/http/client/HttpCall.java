@@ -1,9 +1,15 @@
 package io.cosched.http.client;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
+import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpVersion;
 import org.jspecify.annotations.Nullable;
 
 import java.net.URI;
@@ -16,6 +22,8 @@ import java.util.Set;
 record HttpCall(HttpMethod method, URI uri, HttpHeaders headers, byte[] body) {
 
     static final byte[] NO_BODY = new byte[0];
+
+    private static final Set<HttpMethod> WITH_BODY = Set.of(HttpMethod.POST, HttpMethod.PUT, HttpMethod.PATCH);
 
     private static final Set<HttpMethod> IDEMPOTENT = Set.of(HttpMethod.GET, HttpMethod.HEAD, HttpMethod.OPTIONS,
             HttpMethod.TRACE, HttpMethod.PUT, HttpMethod.DELETE);
@@ -75,5 +83,33 @@ record HttpCall(HttpMethod method, URI uri, HttpHeaders headers, byte[] body) {
             h.remove(HttpHeaderNames.COOKIE);
         }
         return new HttpCall(m, next, h, b);
+    }
+
+    /** The request as it goes out on a connection to {@code key}: the headers are this call's own, not copied. */
+    FullHttpRequest toRequest(HttpConnection.Key key) {
+        URI uri = this.uri;
+        String target = uri.getRawPath();
+        if (target == null || target.isEmpty()) {
+            target = "/";
+        }
+        if (uri.getRawQuery() != null) {
+            target = target + "?" + uri.getRawQuery();
+        }
+        byte[] body = this.body;
+        ByteBuf content = body.length == 0 ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(body);
+        // the caller's headers are the request's (see exchange): no copy
+        FullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, target, content, headers,
+                EmptyHttpHeaders.INSTANCE);
+        HttpHeaders h = req.headers();
+        if (!h.contains(HttpHeaderNames.HOST)) {
+            h.set(HttpHeaderNames.HOST, key.hostHeader());
+        }
+        h.remove(HttpHeaderNames.TRANSFER_ENCODING); // the body is sent whole, with its length
+        if (body.length > 0 || WITH_BODY.contains(method)) {
+            h.setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+        } else {
+            h.remove(HttpHeaderNames.CONTENT_LENGTH); // Spring sets 0 for every empty body; a GET has none
+        }
+        return req;
     }
 }

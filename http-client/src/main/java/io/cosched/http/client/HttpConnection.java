@@ -2,7 +2,10 @@ package io.cosched.http.client;
 
 import io.cosched.net.ChannelInbox;
 import io.netty.channel.Channel;
+import io.netty.handler.codec.http.HttpObject;
+import io.netty.util.ReferenceCountUtil;
 
+import java.io.IOException;
 import java.net.URI;
 import java.util.Locale;
 
@@ -75,5 +78,15 @@ final class HttpConnection {
     @Override
     public String toString() {
         return "HttpConnection[" + key + ", loop " + loop + ", " + channel + "]";
+    }
+
+    /** A response the codec could not decode (or one cut short) ends the connection. */
+    void checkDecoded(Object msg) throws IOException {
+        if (msg instanceof HttpObject o && o.decoderResult().isFailure()) {
+            Throwable cause = o.decoderResult().cause();
+            ReferenceCountUtil.release(msg);
+            close();
+            throw new IOException("invalid HTTP response from " + key + ": " + cause.getMessage(), cause);
+        }
     }
 }

@@ -151,7 +151,7 @@ public final class LoopExchange {
     private void resolveAndOpen(HttpConnection.Key key) {
         InetSocketAddress address;
         try {
-            address = new InetSocketAddress(client.resolve(key.host()), key.port());
+            address = new InetSocketAddress(client.connector().resolve(key.host()), key.port());
         } catch (IOException e) {
             onLoop(() -> fail(e));
             return;
@@ -161,15 +161,15 @@ public final class LoopExchange {
 
     /** Opens a connection to {@code address} on the loop; any thread. */
     private void open(HttpConnection.Key key, SocketAddress address) {
-        ChannelInbox inbox = LoopHttpClient.newInbox();
+        ChannelInbox inbox = HttpConnector.newInbox();
         SslHandler ssl;
         try {
-            ssl = key.tls() ? client.sslHandler(key) : null;
+            ssl = key.tls() ? client.connector().sslHandler(key) : null;
         } catch (IOException e) {
             onLoop(() -> fail(e));
             return;
         }
-        ChannelFuture f = client.bootstrap(loop, inbox, ssl).connect(address);
+        ChannelFuture f = client.connector().bootstrap(loop, inbox, ssl).connect(address);
         f.addListener(x -> connected(f, key, address, inbox, ssl));
     }
 
@@ -181,7 +181,7 @@ public final class LoopExchange {
             fail(LoopChannels.connectFailure(f.cause(), address));
             return;
         }
-        HttpConnection c = client.opened(key, loop, f.channel(), inbox, pool);
+        HttpConnection c = client.connector().opened(key, loop, f.channel(), inbox, pool);
         if (ssl == null) {
             send(c);
             return;
@@ -191,7 +191,7 @@ public final class LoopExchange {
                 send(c);
             } else {
                 c.close();
-                fail(LoopHttpClient.handshakeFailed(key, h.cause()));
+                fail(HttpConnector.handshakeFailed(key, h.cause()));
             }
         });
     }
@@ -216,7 +216,7 @@ public final class LoopExchange {
         if (readNanos > 0 && readTimer == null) {
             readTimer = eventLoop.schedule(this::checkRead, readNanos, TimeUnit.NANOSECONDS);
         }
-        c.channel.writeAndFlush(LoopHttpClient.request(call, c.key), c.channel.voidPromise());
+        c.channel.writeAndFlush(call.toRequest(c.key), c.channel.voidPromise());
         readable(); // the connection may have ended between the pool and the listening
     }
 

@@ -149,7 +149,7 @@ public final class LoopHttpResponse implements AutoCloseable {
                 throw new IOException("Premature EOF: " + connection.key + " closed the connection before the end of "
                         + "the response body");
             }
-            LoopHttpClient.checkDecoded(connection, msg);
+            connection.checkDecoded(msg);
             if (!(msg instanceof HttpContent content)) {
                 ReferenceCountUtil.release(msg);
                 ended = true;
