@@ -4,7 +4,12 @@ import io.cosched.IOManager;
 import io.cosched.PoolScheduler;
 import io.cosched.Scheduler;
 import io.cosched.Transport;
+import io.cosched.http.client.LoopHttpClient;
+import io.cosched.jdbc.LoopBoundDataSource;
 import io.cosched.spring.boot.autoconfigure.actuate.CoschedEndpointAutoConfiguration;
+import io.cosched.spring.boot.autoconfigure.http.CoschedHttpClientProperties;
+import io.cosched.spring.boot.autoconfigure.jdbc.CoschedJdbcProperties;
+import io.cosched.spring.boot.autoconfigure.security.CoschedSecurityProperties;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -65,18 +70,13 @@ class CoschedAutoConfigurationTest {
         assertThat(p.getStall().getWarmUp()).isEqualTo(IOManager.DEFAULT_STALL_WARM_UP);
         assertThat(p.getScheduler().isUseCaller()).isFalse();
         assertThat(p.getCarrier().isRequire()).isFalse();
-        assertThat(p.getWeb().getMode()).isEqualTo(CoschedProperties.WebMode.ANNOTATED);
-        assertThat(p.getWeb().getRequestTimeout()).isNull();
-        assertThat(p.getWeb().getMaxInFlight()).isNull();
-        assertThat(p.getHttp().getClient().isEnabled()).isTrue();
-        assertThat(p.getHttp().getClient().getIdleTimeout())
-                .isEqualTo(io.cosched.http.client.LoopHttpClient.DEFAULT_IDLE_TIMEOUT);
-        assertThat(p.getJdbc().isEnabled()).isTrue();
-        assertThat(p.getJdbc().getCancelStatementsAfter())
-                .isEqualTo(io.cosched.jdbc.LoopBoundDataSource.DEFAULT_CANCEL_STATEMENTS_AFTER);
-        assertThat(p.getWeb().isInlineSessions()).isTrue();
-        assertThat(p.getSecurity().getPasswordCheck()).isEqualTo(CoschedProperties.PasswordCheck.COMPUTE);
-        assertThat(p.getWeb().getStream().limits()).isEqualTo(io.cosched.spring.web.server.StreamLimits.DEFAULT);
+        // each technology's own properties, beside its auto-configuration (the web's: CoschedWebPropertiesTest)
+        assertThat(new CoschedHttpClientProperties().isEnabled()).isTrue();
+        assertThat(new CoschedHttpClientProperties().getIdleTimeout()).isEqualTo(LoopHttpClient.DEFAULT_IDLE_TIMEOUT);
+        assertThat(new CoschedJdbcProperties().isEnabled()).isTrue();
+        assertThat(new CoschedJdbcProperties().getCancelStatementsAfter())
+                .isEqualTo(LoopBoundDataSource.DEFAULT_CANCEL_STATEMENTS_AFTER);
+        assertThat(new CoschedSecurityProperties().getPasswordCheck()).isEqualTo(CoschedSecurityProperties.PasswordCheck.COMPUTE);
     }
 
     @Test
@@ -212,42 +212,9 @@ class CoschedAutoConfigurationTest {
     }
 
     @Test
-    void failsToStartOnAnUnknownWebMode(CapturedOutput output) {
-        assertStartupFails(output, "cosched.web.mode=sometimes", "Property: cosched.web.mode", "ANNOTATED", "ALL", "OFF");
-    }
-
-    @Test
-    void failsToStartOnANegativeRequestTimeout(CapturedOutput output) {
-        assertStartupFails(output, "cosched.web.request-timeout=-1s", "Property: cosched.web.request-timeout",
-                "request-timeout: PT-1S (expected: > 0)");
-    }
-
-    @Test
-    void failsToStartOnANegativeStreamReadTimeoutAndZeroMeansNoLimit(CapturedOutput output) {
-        assertStartupFails(output, "cosched.web.stream.read-timeout=-1s", "Property: cosched.web.stream.read-timeout",
-                "stream.read-timeout: PT-1S (expected: >= 0)");
-        assertStartupFails(output, "cosched.web.stream.write-timeout=0s", "Property: cosched.web.stream.write-timeout",
-                "stream.write-timeout: PT0S (expected: > 0)");
-        assertStartupFails(output, "cosched.web.stream.max-duration=0s", "Property: cosched.web.stream.max-duration",
-                "stream.max-duration: PT0S (expected: > 0)");
-        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(CoschedAutoConfiguration.class))
-                .withPropertyValues("cosched.web.stream.read-timeout=0", "cosched.web.stream.write-timeout=5m",
-                        "cosched.web.stream.max-duration=30m")
-                .run(context -> assertThat(context.getBean(CoschedProperties.class).getWeb().getStream().limits())
-                        .isEqualTo(new io.cosched.spring.web.server.StreamLimits(null, java.time.Duration.ofMinutes(5),
-                                java.time.Duration.ofMinutes(30))));
-    }
-
-    @Test
     void failsToStartOnANegativeShutdownTimeout(CapturedOutput output) {
         assertStartupFails(output, "cosched.shutdown.timeout=-5s", "Property: cosched.shutdown.timeout",
                 "timeout: PT-5S (expected: >= 0)");
-    }
-
-    @Test
-    void failsToStartOnAZeroMaxInFlight(CapturedOutput output) {
-        assertStartupFails(output, "cosched.web.max-in-flight=0", "Property: cosched.web.max-in-flight",
-                "max-in-flight: 0 (expected: > 0)");
     }
 
     @Test

@@ -4,8 +4,8 @@ import io.cosched.Scheduler;
 import io.cosched.spring.boot.actuate.CoschedHealthIndicator;
 import io.cosched.spring.boot.actuate.CoschedSheddingHealthIndicator;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
-import io.cosched.spring.boot.autoconfigure.CoschedProperties;
 import io.cosched.spring.boot.autoconfigure.web.CoschedWebFluxAutoConfiguration;
+import io.cosched.spring.boot.autoconfigure.web.CoschedWebProperties;
 import io.cosched.spring.web.CoschedWebStats;
 import io.cosched.spring.web.shedding.SheddingReadiness;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -46,8 +46,8 @@ public final class CoschedHealthAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean(name = "coschedSheddingHealthIndicator")
-        CoschedSheddingHealthIndicator coschedSheddingHealthIndicator(CoschedWebStats stats, CoschedProperties properties) {
-            CoschedProperties.Readiness r = properties.getWeb().getReadiness();
+        CoschedSheddingHealthIndicator coschedSheddingHealthIndicator(CoschedWebStats stats, CoschedWebProperties web) {
+            CoschedWebProperties.Readiness r = web.getReadiness();
             try {
                 return new CoschedSheddingHealthIndicator(
                         new SheddingReadiness(stats, r.getRefuseAt(), r.getAcceptBelow(), r.getHold()));

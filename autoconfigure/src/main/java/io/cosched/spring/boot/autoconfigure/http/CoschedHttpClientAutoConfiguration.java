@@ -2,7 +2,6 @@ package io.cosched.spring.boot.autoconfigure.http;
 
 import io.cosched.IOManager;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
-import io.cosched.spring.boot.autoconfigure.CoschedProperties;
 import io.cosched.spring.http.client.LoopClientHttpRequestFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -10,6 +9,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.http.client.ClientHttpRequestFactoryBuilder;
 import org.springframework.context.annotation.Bean;
 
@@ -31,11 +31,12 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnBooleanProperty(name = "cosched.http.client.enabled", matchIfMissing = true)
 // an explicit choice of factory is the user's to make
 @ConditionalOnExpression("'${spring.http.clients.imperative.factory:}'.isEmpty()")
+@EnableConfigurationProperties(CoschedHttpClientProperties.class)
 public final class CoschedHttpClientAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(ClientHttpRequestFactoryBuilder.class)
-    LoopClientHttpRequestFactoryBuilder coschedClientHttpRequestFactoryBuilder(IOManager io, CoschedProperties properties) {
-        return new LoopClientHttpRequestFactoryBuilder(io, properties.getHttp().getClient().getIdleTimeout());
+    LoopClientHttpRequestFactoryBuilder coschedClientHttpRequestFactoryBuilder(IOManager io, CoschedHttpClientProperties client) {
+        return new LoopClientHttpRequestFactoryBuilder(io, client.getIdleTimeout());
     }
 }

@@ -2,7 +2,6 @@ package io.cosched.spring.boot.autoconfigure.http;
 
 import io.cosched.IOManager;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
-import io.cosched.spring.boot.autoconfigure.CoschedProperties;
 import io.cosched.spring.http.client.reactive.LoopClientHttpConnector;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
@@ -10,6 +9,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.http.client.reactive.ReactorClientHttpConnectorBuilder;
 import org.springframework.context.annotation.Bean;
 import reactor.core.publisher.Mono;
@@ -26,11 +26,13 @@ import reactor.core.publisher.Mono;
 @ConditionalOnClass({ReactorClientHttpConnectorBuilder.class, LoopClientHttpConnector.class, Mono.class})
 @ConditionalOnBean(IOManager.class)
 @ConditionalOnBooleanProperty(prefix = "cosched.web-client", name = {"enabled", "loop-client"}, matchIfMissing = true)
+// the loop client's connections are kept as long as RestClient's: cosched.http.client.idle-timeout
+@EnableConfigurationProperties({CoschedWebClientProperties.class, CoschedHttpClientProperties.class})
 public final class CoschedWebClientAutoConfiguration {
 
     @Bean
     static BeanPostProcessor coschedLoopClientHttpConnectorBuilderPostProcessor(ObjectProvider<IOManager> io,
-            ObjectProvider<CoschedProperties> properties) {
+            ObjectProvider<CoschedHttpClientProperties> properties) {
         return new BeanPostProcessor() {
             @Override
             public Object postProcessAfterInitialization(Object bean, String beanName) {
@@ -42,7 +44,7 @@ public final class CoschedWebClientAutoConfiguration {
                     return bean;
                 }
                 return new LoopClientHttpConnectorBuilder(reactor, manager,
-                        properties.getObject().getHttp().getClient().getIdleTimeout());
+                        properties.getObject().getIdleTimeout());
             }
         };
     }

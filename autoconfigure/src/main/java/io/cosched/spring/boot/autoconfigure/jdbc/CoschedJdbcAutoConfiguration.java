@@ -4,7 +4,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.cosched.IOManager;
 import io.cosched.jdbc.LoopBoundDataSource;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
-import io.cosched.spring.boot.autoconfigure.CoschedProperties;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -13,6 +12,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.jdbc.DataSourceUnwrapper;
 import org.springframework.boot.jdbc.metadata.DataSourcePoolMetadataProvider;
 import org.springframework.boot.jdbc.metadata.HikariDataSourcePoolMetadata;
@@ -33,11 +33,12 @@ import javax.sql.DataSource;
 @ConditionalOnClass({HikariDataSource.class, LoopBoundDataSource.class})
 @ConditionalOnBean(IOManager.class)
 @ConditionalOnBooleanProperty(name = "cosched.jdbc.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(CoschedJdbcProperties.class)
 public final class CoschedJdbcAutoConfiguration {
 
     @Bean
     static LoopBoundDataSourcePostProcessor coschedLoopBoundDataSourcePostProcessor(ObjectProvider<IOManager> io,
-            ObjectProvider<CoschedProperties> properties) {
+            ObjectProvider<CoschedJdbcProperties> properties) {
         return new LoopBoundDataSourcePostProcessor(io, properties);
     }
 

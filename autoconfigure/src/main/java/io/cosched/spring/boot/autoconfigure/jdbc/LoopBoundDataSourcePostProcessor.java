@@ -2,7 +2,6 @@ package io.cosched.spring.boot.autoconfigure.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.cosched.IOManager;
-import io.cosched.spring.boot.autoconfigure.CoschedProperties;
 import io.cosched.jdbc.LoopBoundDataSource;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -20,9 +19,9 @@ final class LoopBoundDataSourcePostProcessor implements BeanPostProcessor {
     private static final Log LOG = LogFactory.getLog(LoopBoundDataSourcePostProcessor.class);
 
     private final ObjectProvider<IOManager> io;
-    private final ObjectProvider<CoschedProperties> properties;
+    private final ObjectProvider<CoschedJdbcProperties> properties;
 
-    LoopBoundDataSourcePostProcessor(ObjectProvider<IOManager> io, ObjectProvider<CoschedProperties> properties) {
+    LoopBoundDataSourcePostProcessor(ObjectProvider<IOManager> io, ObjectProvider<CoschedJdbcProperties> properties) {
         this.io = io;
         this.properties = properties;
     }
@@ -44,9 +43,9 @@ final class LoopBoundDataSourcePostProcessor implements BeanPostProcessor {
                     + "PostgreSQL, MariaDB or MySQL configured by URL on its event loops; docs/io.md)");
             return bean;
         }
-        CoschedProperties p = properties.getIfAvailable();
+        CoschedJdbcProperties p = properties.getIfAvailable();
         LoopBoundDataSource bound = new LoopBoundDataSource(hikari, manager, p != null
-                ? p.getJdbc().getCancelStatementsAfter() : LoopBoundDataSource.DEFAULT_CANCEL_STATEMENTS_AFTER);
+                ? p.getCancelStatementsAfter() : LoopBoundDataSource.DEFAULT_CANCEL_STATEMENTS_AFTER);
         LOG.debug("DataSource '" + beanName + "' is " + bound);
         return bound;
     }

@@ -8,6 +8,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -21,6 +22,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 @ConditionalOnClass({LettuceConnectionFactory.class, LoopLettuceConnectionFactory.class})
 @ConditionalOnBean(IOManager.class)
 @ConditionalOnBooleanProperty(name = "cosched.redis.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(CoschedRedisProperties.class)
 public final class CoschedRedisAutoConfiguration {
 
     @Bean

@@ -2,8 +2,7 @@ package io.cosched.spring.boot.autoconfigure.security;
 
 import io.cosched.Coroutines;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
-import io.cosched.spring.boot.autoconfigure.CoschedProperties;
-import io.cosched.spring.boot.autoconfigure.CoschedProperties.PasswordCheck;
+import io.cosched.spring.boot.autoconfigure.security.CoschedSecurityProperties.PasswordCheck;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
@@ -12,6 +11,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.security.authentication.AbstractUserDetailsReactiveAuthenticationManager;
 import org.springframework.security.authentication.ReactiveAuthenticationManager;
@@ -40,6 +40,7 @@ import reactor.core.scheduler.Schedulers;
 @ConditionalOnClass({AbstractUserDetailsReactiveAuthenticationManager.class, ObjectPostProcessor.class, Schedulers.class})
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
 @ConditionalOnBooleanProperty(name = "cosched.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(CoschedSecurityProperties.class)
 public final class CoschedSecurityAutoConfiguration {
 
     /** The name Spring Security's {@code ServerHttpSecurityConfiguration} takes its post-processor by. */
@@ -54,13 +55,13 @@ public final class CoschedSecurityAutoConfiguration {
 
     /** Adds cosched's step in front of whichever post-processor carries the name Spring Security looks for. */
     @Bean
-    static BeanPostProcessor coschedPasswordCheckPlacement(ObjectProvider<CoschedProperties> properties) {
+    static BeanPostProcessor coschedPasswordCheckPlacement(ObjectProvider<CoschedSecurityProperties> properties) {
         return new BeanPostProcessor() {
             @Override
             @SuppressWarnings("unchecked")
             public Object postProcessAfterInitialization(Object bean, String beanName) {
                 if (POST_PROCESSOR.equals(beanName) && bean instanceof ObjectPostProcessor<?> next) {
-                    return new PasswordCheckPlacement(properties.getObject().getSecurity().getPasswordCheck(),
+                    return new PasswordCheckPlacement(properties.getObject().getPasswordCheck(),
                             (ObjectPostProcessor<ReactiveAuthenticationManager>) next);
                 }
                 return bean;

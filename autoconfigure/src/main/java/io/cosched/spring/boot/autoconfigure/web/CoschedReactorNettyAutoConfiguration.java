@@ -3,11 +3,12 @@ package io.cosched.spring.boot.autoconfigure.web;
 import io.cosched.IOManager;
 import io.cosched.net.LoopProgressHandler;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
-import io.cosched.spring.boot.autoconfigure.CoschedProperties;
+import io.cosched.spring.boot.autoconfigure.http.CoschedWebClientProperties;
 import io.cosched.spring.web.netty.GlobalLoops;
 import io.cosched.spring.web.netty.IOManagerLoopResources;
 import io.cosched.spring.web.netty.LoopConnectionProvider;
 import io.cosched.spring.web.netty.ServerConnections;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.web.server.context.WebServerInitializedEvent;
 import org.springframework.context.ApplicationListener;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -35,6 +36,7 @@ import reactor.netty.resources.LoopResources;
         "org.springframework.boot.http.client.autoconfigure.reactive.ReactiveHttpClientAutoConfiguration"})
 @ConditionalOnClass({ReactorResourceFactory.class, LoopResources.class})
 @ConditionalOnBean(IOManager.class)
+@EnableConfigurationProperties(CoschedWebClientProperties.class)
 public final class CoschedReactorNettyAutoConfiguration {
 
     /** Spring's default for its one pool, kept for each of ours: connections per host. */
@@ -42,11 +44,11 @@ public final class CoschedReactorNettyAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    ReactorResourceFactory reactorResourceFactory(IOManager io, CoschedProperties properties) {
+    ReactorResourceFactory reactorResourceFactory(IOManager io, CoschedWebClientProperties webClient) {
         ReactorResourceFactory factory = new ReactorResourceFactory();
         factory.setUseGlobalResources(false);
         factory.setLoopResources(new IOManagerLoopResources(io));
-        if (properties.getWebClient().isEnabled()) {
+        if (webClient.isEnabled()) {
             factory.setConnectionProviderSupplier(() -> LoopConnectionProvider.create(io, "webflux", MAX_CONNECTIONS));
         }
         return factory;

@@ -3,8 +3,6 @@ package io.cosched.spring.boot.autoconfigure.web;
 import io.cosched.IOManager;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
 import io.cosched.spring.boot.autoconfigure.CoschedCustomizer;
-import io.cosched.spring.boot.autoconfigure.CoschedProperties;
-import io.cosched.spring.boot.autoconfigure.CoschedProperties.WebMode;
 import io.cosched.spring.web.CoroutineHandlers;
 import io.cosched.spring.web.CoschedWebStats;
 import io.cosched.spring.web.server.CoroutineRequests;
@@ -19,6 +17,7 @@ import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.core.annotation.AnnotationAwareOrderComparator;
 import org.springframework.core.env.Environment;
@@ -61,6 +60,7 @@ import java.util.concurrent.Executor;
         afterName = "org.springframework.boot.webflux.autoconfigure.WebFluxAutoConfiguration")
 @ConditionalOnClass({WebFluxConfigurer.class, Schedulers.class})
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+@EnableConfigurationProperties(CoschedWebProperties.class)
 public final class CoschedWebFluxAutoConfiguration {
 
     /** Without coroutine handlers: the helper runs blocking handlers on boundedElastic, streamed bodies detached. */
@@ -78,9 +78,9 @@ public final class CoschedWebFluxAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean
-    StreamingSupport coschedStreaming(ObjectProvider<CoschedProperties> properties, ObjectProvider<IOManager> io) {
-        CoschedProperties p = properties.getIfAvailable();
-        StreamLimits limits = p == null ? StreamLimits.DEFAULT : p.getWeb().getStream().limits();
+    StreamingSupport coschedStreaming(ObjectProvider<CoschedWebProperties> properties, ObjectProvider<IOManager> io) {
+        CoschedWebProperties p = properties.getIfAvailable();
+        StreamLimits limits = p == null ? StreamLimits.DEFAULT : p.getStream().limits();
         IOManager loops = io.getIfAvailable();
         Executor producers = loops != null ? loops : task -> Schedulers.boundedElastic().schedule(task);
         return new StreamingSupport(limits, producers);
@@ -144,10 +144,9 @@ public final class CoschedWebFluxAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        CoroutineRequests coschedCoroutineRequests(IOManager io, CoschedProperties properties) {
-            CoschedProperties.Web web = properties.getWeb();
+        CoroutineRequests coschedCoroutineRequests(IOManager io, CoschedWebProperties web) {
             return new CoroutineRequests(io, web.getRequestTimeout(), web.getMaxInFlight(),
-                    web.isCancelOnDisconnect(), web.getMode() == WebMode.ANNOTATED, web.getStream().limits());
+                    web.isCancelOnDisconnect(), web.getMode() == CoschedWebProperties.Mode.ANNOTATED, web.getStream().limits());
         }
 
         /** The numbers the endpoint, the meters and readiness read: counted by the requests, read-only. */

@@ -1,0 +1,210 @@
+package io.cosched.spring.boot.autoconfigure.web;
+
+import io.cosched.Arguments;
+import io.cosched.spring.web.server.StreamLimits;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+import java.time.Duration;
+
+/**
+ * The {@code cosched.web.*} properties: blocking WebFlux handlers as coroutines. Every value is checked when it is
+ * bound, so a bad one stops start-up with the property, its value and the rule.
+ */
+@ConfigurationProperties("cosched.web")
+public class CoschedWebProperties {
+
+    /** Which handlers run as coroutines: annotated (only @RunAsCoroutine), all (every blocking handler) or off. */
+    private Mode mode = Mode.ANNOTATED;
+
+    /** How long a coroutine handler may take before it is interrupted and the request answered with 503; none by default. */
+    private @Nullable Duration requestTimeout;
+
+    /** How many coroutine requests may run at once; beyond it new ones are answered at once with 503 and Retry-After. No limit by default. */
+    private @Nullable Integer maxInFlight;
+
+    /** Whether a request whose client went away (Spring cancels it) interrupts its handler's coroutine; off lets handlers finish anyway. */
+    private boolean cancelOnDisconnect = true;
+
+    /**
+     * Whether requests over max-in-flight on routes that surely run as coroutines are answered 503 by a handler in the
+     * connection's pipeline (HTTP/1.1), before WebFlux's exchange, filters and handler lookup; off sheds them in WebFlux.
+     */
+    private boolean shedBeforeWebflux = true;
+
+    /** The coschedShedding health contributor, for the readiness probe of instances behind a load balancer. */
+    private final Readiness readiness = new Readiness();
+
+    /**
+     * Whether WebFlux's in-memory session store is cosched's, which makes a new session on the thread that asks
+     * for it: Spring's hops to boundedElastic and then parallel for every new session, and Spring Security asks
+     * for one on every request without a session cookie. Off keeps Spring Boot's store.
+     */
+    private boolean inlineSessions = true;
+
+    /** Requests that read their body as a stream, or answer with one. */
+    private final Stream stream = new Stream();
+
+    public Mode getMode() {
+        return mode;
+    }
+
+    public void setMode(Mode mode) {
+        this.mode = mode;
+    }
+
+    public @Nullable Duration getRequestTimeout() {
+        return requestTimeout;
+    }
+
+    public void setRequestTimeout(@Nullable Duration requestTimeout) {
+        this.requestTimeout = requestTimeout == null ? null : Arguments.positive("request-timeout", requestTimeout);
+    }
+
+    public @Nullable Integer getMaxInFlight() {
+        return maxInFlight;
+    }
+
+    public void setMaxInFlight(@Nullable Integer maxInFlight) {
+        this.maxInFlight = maxInFlight == null ? null : Arguments.positive("max-in-flight", maxInFlight);
+    }
+
+    public boolean isCancelOnDisconnect() {
+        return cancelOnDisconnect;
+    }
+
+    public void setCancelOnDisconnect(boolean cancelOnDisconnect) {
+        this.cancelOnDisconnect = cancelOnDisconnect;
+    }
+
+    public Readiness getReadiness() {
+        return readiness;
+    }
+
+    public boolean isShedBeforeWebflux() {
+        return shedBeforeWebflux;
+    }
+
+    public void setShedBeforeWebflux(boolean shedBeforeWebflux) {
+        this.shedBeforeWebflux = shedBeforeWebflux;
+    }
+
+    public boolean isInlineSessions() {
+        return inlineSessions;
+    }
+
+    public void setInlineSessions(boolean inlineSessions) {
+        this.inlineSessions = inlineSessions;
+    }
+
+    public Stream getStream() {
+        return stream;
+    }
+
+    /**
+     * The limits of a request once it streams: once its handler reads its body as a stream, or its streamed
+     * response (StreamingResponseBody, EventStream) has begun, the request timeout no longer applies, these do.
+     */
+    public static class Stream {
+
+        /** How long one read of a body stream may wait for the client's next bytes; past it the request is answered 408. 0 for no limit. */
+        private Duration readTimeout = Duration.ofSeconds(60);
+
+        /**
+         * How long one write of a streamed response may wait for the client to take more while its connection shows
+         * no progress either; past it the stream is cut (the connection closes). None by default: socket buffers hide
+         * a slowly reading client from a stalled one for minutes.
+         */
+        private @Nullable Duration writeTimeout;
+
+        /** How long a request may stream in all, from the moment it begins to; past it its coroutine is interrupted. None by default. */
+        private @Nullable Duration maxDuration;
+
+        public Duration getReadTimeout() {
+            return readTimeout;
+        }
+
+        public void setReadTimeout(Duration readTimeout) {
+            this.readTimeout = Arguments.nonNegative("stream.read-timeout", readTimeout);
+        }
+
+        public @Nullable Duration getWriteTimeout() {
+            return writeTimeout;
+        }
+
+        public void setWriteTimeout(@Nullable Duration writeTimeout) {
+            this.writeTimeout = writeTimeout == null ? null : Arguments.positive("stream.write-timeout", writeTimeout);
+        }
+
+        public @Nullable Duration getMaxDuration() {
+            return maxDuration;
+        }
+
+        public void setMaxDuration(@Nullable Duration maxDuration) {
+            this.maxDuration = maxDuration == null ? null : Arguments.positive("stream.max-duration", maxDuration);
+        }
+
+        /** As the web module takes them. */
+        public StreamLimits limits() {
+            return new StreamLimits(readTimeout.isZero() ? null : readTimeout, writeTimeout, maxDuration);
+        }
+    }
+
+    /** The coschedShedding health contributor: out of service while the instance sheds, with hysteresis. */
+    public static class Readiness {
+
+        /** Whether the coschedShedding health contributor exists (add it to the readiness group). */
+        private boolean enabled;
+
+        /** Share of coroutine requests shed over a probe's window (at least 1 s) that takes the instance out of service. */
+        private double refuseAt = 0.1;
+
+        /** Share under which a window counts as calm; must not exceed refuse-at. */
+        private double acceptBelow = 0.01;
+
+        /** How long the calm must last before the instance is in service again. */
+        private Duration hold = Duration.ofSeconds(20);
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public double getRefuseAt() {
+            return refuseAt;
+        }
+
+        public void setRefuseAt(double refuseAt) {
+            this.refuseAt = refuseAt;
+        }
+
+        public double getAcceptBelow() {
+            return acceptBelow;
+        }
+
+        public void setAcceptBelow(double acceptBelow) {
+            this.acceptBelow = acceptBelow;
+        }
+
+        public Duration getHold() {
+            return hold;
+        }
+
+        public void setHold(Duration hold) {
+            this.hold = hold;
+        }
+    }
+
+    /** Which WebFlux handlers run as coroutines. */
+    public enum Mode {
+        /** Only handlers annotated with {@code @RunAsCoroutine} (on the method or its class). */
+        ANNOTATED,
+        /** Every handler method whose return type is not reactive. */
+        ALL,
+        /** None: cosched leaves handler execution to Spring (the HTTP server still runs on cosched's loops). */
+        OFF
+    }
+}

@@ -1,0 +1,82 @@
+package io.cosched.spring.boot.autoconfigure.web;
+
+import io.cosched.spring.web.server.StreamLimits;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Configuration;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The {@code cosched.web.*} properties: their defaults, and a bad value stopping start-up with its name and rule. */
+@Timeout(60)
+@ExtendWith(OutputCaptureExtension.class)
+class CoschedWebPropertiesTest {
+
+    @Test
+    void defaultsAreTheWebModulesDefaults() {
+        CoschedWebProperties p = new CoschedWebProperties();
+        assertThat(p.getMode()).isEqualTo(CoschedWebProperties.Mode.ANNOTATED);
+        assertThat(p.getRequestTimeout()).isNull();
+        assertThat(p.getMaxInFlight()).isNull();
+        assertThat(p.isInlineSessions()).isTrue();
+        assertThat(p.getStream().limits()).isEqualTo(StreamLimits.DEFAULT);
+    }
+
+    @Test
+    void failsToStartOnAnUnknownWebMode(CapturedOutput output) {
+        assertStartupFails(output, "cosched.web.mode=sometimes", "Property: cosched.web.mode", "ANNOTATED", "ALL", "OFF");
+    }
+
+    @Test
+    void failsToStartOnANegativeRequestTimeout(CapturedOutput output) {
+        assertStartupFails(output, "cosched.web.request-timeout=-1s", "Property: cosched.web.request-timeout",
+                "request-timeout: PT-1S (expected: > 0)");
+    }
+
+    @Test
+    void failsToStartOnAZeroMaxInFlight(CapturedOutput output) {
+        assertStartupFails(output, "cosched.web.max-in-flight=0", "Property: cosched.web.max-in-flight",
+                "max-in-flight: 0 (expected: > 0)");
+    }
+
+    @Test
+    void failsToStartOnANegativeStreamReadTimeoutAndZeroMeansNoLimit(CapturedOutput output) {
+        assertStartupFails(output, "cosched.web.stream.read-timeout=-1s", "Property: cosched.web.stream.read-timeout",
+                "stream.read-timeout: PT-1S (expected: >= 0)");
+        assertStartupFails(output, "cosched.web.stream.write-timeout=0s", "Property: cosched.web.stream.write-timeout",
+                "stream.write-timeout: PT0S (expected: > 0)");
+        assertStartupFails(output, "cosched.web.stream.max-duration=0s", "Property: cosched.web.stream.max-duration",
+                "stream.max-duration: PT0S (expected: > 0)");
+        new ApplicationContextRunner().withUserConfiguration(WebProperties.class)
+                .withPropertyValues("cosched.web.stream.read-timeout=0", "cosched.web.stream.write-timeout=5m",
+                        "cosched.web.stream.max-duration=30m")
+                .run(context -> assertThat(context.getBean(CoschedWebProperties.class).getStream().limits())
+                        .isEqualTo(new StreamLimits(null, Duration.ofMinutes(5), Duration.ofMinutes(30))));
+    }
+
+    private static void assertStartupFails(CapturedOutput output, String property, String... expected) {
+        SpringApplication app = new SpringApplication(WebProperties.class);
+        app.setWebApplicationType(WebApplicationType.NONE);
+        app.setDefaultProperties(Map.of("spring.main.banner-mode", "off"));
+        assertThatThrownBy(() -> app.run("--" + property)).isNotNull();
+        assertThat(output).contains("APPLICATION FAILED TO START").contains(List.of(expected));
+    }
+
+    /** The properties bound as the web auto-configuration binds them. */
+    @Configuration(proxyBeanMethods = false)
+    @EnableConfigurationProperties(CoschedWebProperties.class)
+    static class WebProperties {
+    }
+}
