@@ -13,8 +13,6 @@ import io.cosched.spring.boot.autoconfigure.security.CoschedSecurityProperties;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.springframework.boot.SpringApplication;
-import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -256,11 +254,7 @@ class CoschedAutoConfigurationTest {
     }
 
     private static void assertStartupFails(CapturedOutput output, String property, String... expected) {
-        SpringApplication app = new SpringApplication(Minimal.class);
-        app.setWebApplicationType(WebApplicationType.NONE);
-        app.setDefaultProperties(java.util.Map.of("spring.main.banner-mode", "off"));
-        assertThatThrownBy(() -> app.run("--" + property)).isNotNull();
-        assertThat(output).contains("APPLICATION FAILED TO START").contains(List.of(expected));
+        StartupFailures.assertStartupFails(Minimal.class, output, property, expected);
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -1,11 +1,10 @@
 package io.cosched.spring.boot.autoconfigure.web;
 
+import io.cosched.spring.boot.autoconfigure.StartupFailures;
 import io.cosched.spring.web.server.StreamLimits;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.springframework.boot.SpringApplication;
-import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -13,11 +12,8 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Configuration;
 
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The {@code cosched.web.*} properties: their defaults, and a bad value stopping start-up with its name and rule. */
 @Timeout(60)
@@ -67,11 +63,7 @@ class CoschedWebPropertiesTest {
     }
 
     private static void assertStartupFails(CapturedOutput output, String property, String... expected) {
-        SpringApplication app = new SpringApplication(WebProperties.class);
-        app.setWebApplicationType(WebApplicationType.NONE);
-        app.setDefaultProperties(Map.of("spring.main.banner-mode", "off"));
-        assertThatThrownBy(() -> app.run("--" + property)).isNotNull();
-        assertThat(output).contains("APPLICATION FAILED TO START").contains(List.of(expected));
+        StartupFailures.assertStartupFails(WebProperties.class, output, property, expected);
     }
 
     /** The properties bound as the web auto-configuration binds them. */
