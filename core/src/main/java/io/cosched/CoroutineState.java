@@ -1,6 +1,6 @@
 package io.cosched;
 
-/** Where a coroutine is in its life (NtyCo's ready / sleeping / waiting states, plus the ends). */
+/** Where a coroutine is in its life: ready, running, sleeping or waiting, and how it ended. */
 public enum CoroutineState {
     /** Queued for a carrier: spawned and not yet started, or resumed and not yet running again. */
     READY,

@@ -87,7 +87,7 @@ public final class Coroutines {
     }
 
     /**
-     * Starts {@code task} as a coroutine (coost's {@code go}). Inside a coroutine, or on a carrier
+     * Starts {@code task} as a coroutine. Inside a coroutine, or on a carrier
      * thread, it goes to the same scheduler and, for an IOManager, the same loop. Elsewhere it goes
      * to the first {@link IOManager} started and still running, else to a shared daemon IOManager
      * named {@code cosched-go}, created on first use ({@link IOManager#defaultInstance()}).
@@ -121,8 +121,8 @@ public final class Coroutines {
     }
 
     /**
-     * Parks the calling coroutine until someone calls its {@link Coroutine#resume()} (sylar's
-     * YieldToHold, coost's {@code co::resume}). A resume that came first is not lost; spurious
+     * Parks the calling coroutine until someone calls its {@link Coroutine#resume()}. A resume that came
+     * first is not lost; spurious
      * wake-ups never make this return early.
      *
      * @throws IllegalStateException when called outside a coroutine

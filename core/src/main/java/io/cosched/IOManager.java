@@ -11,7 +11,7 @@ import java.util.Optional;
 
 /**
  * A scheduler whose carriers are the event loops of a Netty 4.2 {@code MultiThreadIoEventLoopGroup}
- * (epoll on Linux, else NIO): sylar's IOManager, where idling is {@code epoll_wait}, a wake-up is an
+ * (epoll on Linux, else NIO): idling is {@code epoll_wait}, a wake-up is an
  * eventfd write and timers bound the wait. Give {@link #eventLoopGroup()} to a server and the
  * coroutine of a request runs on the very loop that read it.
  *

@@ -3,7 +3,7 @@ package io.cosched;
 import io.cosched.internal.PoolRuntime;
 
 /**
- * sylar's N-M scheduler: {@code threads} platform carriers run any number of coroutines. Unbound
+ * An N-M scheduler: {@code threads} platform carriers run any number of coroutines. Unbound
  * coroutines share one FIFO queue; {@link #spawnOn} binds a coroutine to one carrier for its whole
  * life. Idle carriers park and a submission wakes exactly one of them.
  *

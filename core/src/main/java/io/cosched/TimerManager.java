@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
- * Timers on an {@link IOManager}'s event loops (sylar's {@code TimerManager}). Timer tasks run on
+ * Timers on an {@link IOManager}'s event loops. Timer tasks run on
  * the loop thread itself, not as coroutines: keep them short, and start a coroutine
  * ({@link Coroutines#go}) from the task for anything that blocks.
  *
@@ -27,7 +27,7 @@ public interface TimerManager {
     /**
      * Runs {@code task} once after {@code delay}, but only if {@code condition} is still strongly
      * reachable then: the timer holds it weakly, so a condition that was garbage-collected turns
-     * the timer into a no-op (sylar's condition timer with a {@code weak_ptr}).
+     * the timer into a no-op.
      */
     Timer addConditionTimer(Duration delay, Runnable task, Object condition);
 

@@ -9,7 +9,7 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Waits for a group of coroutines to finish (Go's and coost's {@code WaitGroup}): {@link #add}
+ * Waits for a group of coroutines to finish (as Go's {@code WaitGroup}): {@link #add}
  * before starting each, {@link #done()} when each ends, {@link #await()} for all.
  *
  * <pre>{@code

@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * NtyCo's compute scheduler: platform threads, one per core, named {@code cosched-compute-<n>},
+ * The compute pool: platform threads, one per core, named {@code cosched-compute-<n>},
  * for CPU-heavy work that would otherwise hold an event loop. Created on first use; daemon.
  */
 public final class ComputePool {

@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The {@link PoolScheduler}: sylar's N-M scheduler. Unbound coroutines
+ * The {@link PoolScheduler}. Unbound coroutines
  * go through one shared FIFO queue that any carrier takes from; bound ones through their carrier's
  * own queue. With {@code useCaller}, the last carrier has no thread of its own: the thread calling
  * {@code runOnCaller()} or {@code stop()} becomes it.

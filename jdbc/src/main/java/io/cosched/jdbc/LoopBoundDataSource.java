@@ -25,7 +25,7 @@ import java.util.concurrent.CancellationException;
  * loop through {@link LoopSocketFactory} (the PostgreSQL driver's socket factory;
  * {@link MariaDbLoopSockets} and {@link MySqlLoopSockets} adapt it to MariaDB Connector/J and MySQL
  * Connector/J). {@link #getConnection()} hands a coroutine a connection of its own loop
- * (coost's rule: connections never migrate), so the loop that reads the answer to a query is the
+ * (connections never migrate), so the loop that reads the answer to a query is the
  * thread that resumes the coroutine. Any other thread gets one of the least loaded loop; a loop
  * thread itself, outside any coroutine, one of another loop, since it would wait for I/O only it
  * can run. While a pool's connections are all out, borrowers wait in line for one, and the coroutine

@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The idle connections of one event loop, by where they lead. Connections never move to another
- * loop (coost's rule): a coroutine takes one of its own loop, so the loop that reads the response is
+ * loop: a coroutine takes one of its own loop, so the loop that reads the response is
  * the thread that resumes it. Used by the coroutines homed on the loop and by the loop itself
  * (closing, sweeping), under one uncontended lock.
  *

@@ -26,7 +26,7 @@ import java.util.function.Consumer;
  * A Spring Data Redis {@link LettuceConnectionFactory} that gives a coroutine a connection of its own event
  * loop: behind it one Lettuce client per loop of an {@link IOManager}, each with its connections on that loop
  * ({@link LoopEventLoopGroupProvider}), so the loop that reads a reply is the thread that resumes the coroutine
- * waiting for it (coost's rule: connections never migrate). With the native connection shared (the default),
+ * waiting for it (connections never migrate). With the native connection shared (the default),
  * each loop has one shared connection; what Spring Data Redis gives a connection of its own (blocking pops,
  * {@code MULTI}/{@code EXEC}, pipelines with a dedicated connection, pooled connections) comes from the
  * caller's loop too, from that loop's pool when pooling is configured (the pool's limits split over the loops).
