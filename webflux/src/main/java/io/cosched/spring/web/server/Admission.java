@@ -57,14 +57,11 @@ public final class Admission {
         return inFlight.get() >= limit;
     }
 
-    /**
-     * Counts and records a request shed before WebFlux saw it ({@code EarlyShedding}): its method and path (the
-     * request-target where it holds no path).
-     */
-    public void shedEarly(String method, String path) {
+    /** Counts and records a request shed before WebFlux saw it ({@code EarlyShedding}), as its request line says. */
+    public void shedEarly(String method, String uri) {
         counts.countShed();
         counts.countShedEarly();
-        WebEvents.shedEarly(method, path, limit);
+        WebEvents.shedEarly(method, uri, limit);
     }
 
     /** What a shed request fails with (answered 503). */

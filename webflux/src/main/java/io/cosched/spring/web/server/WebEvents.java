@@ -98,15 +98,16 @@ final class WebEvents {
         }
     }
 
-    /** A request shed in the pipeline: its method and path (the request-target where no path is in it). */
-    static void shedEarly(String method, String path, int limit) {
+    /** A request shed in the pipeline: what the request line says. */
+    static void shedEarly(String method, String uri, int limit) {
         if (!AVAILABLE) {
             return;
         }
         Shed e = new Shed();
         if (e.isEnabled() && (e.notRecordedBefore = SHEDS.admit()) >= 0) {
+            String path = RequestTargets.pathOf(uri); // only for a recorded event: shedding is the cheap path
             e.method = method;
-            e.path = path;
+            e.path = path == null ? uri : path;
             e.beforeWebFlux = true;
             e.limit = limit;
             e.commit();

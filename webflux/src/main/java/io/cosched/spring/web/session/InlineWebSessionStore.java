@@ -293,7 +293,8 @@ public final class InlineWebSessionStore implements WebSessionStore {
 
         @Override
         public String toString() {
-            return "InlineWebSession[" + getId() + ", " + state.get() + "]";
+            String current = id.get(); // a log line draws no id
+            return "InlineWebSession[" + (current == null ? "no id yet" : current) + ", " + state.get() + "]";
         }
     }
 }

@@ -150,8 +150,7 @@ public final class EarlyShedding {
         }
 
         private void answer(ChannelHandlerContext ctx, HttpRequest request) {
-            String path = ShedRoutes.pathOf(request.uri());
-            admission.shedEarly(request.method().name(), path == null ? request.uri() : path);
+            admission.shedEarly(request.method().name(), request.uri());
             // a client waiting for 100 Continue may or may not send its body now: the connection cannot
             // tell its next request from that body, so it ends with this answer
             boolean keepAlive = HttpUtil.isKeepAlive(request) && !HttpUtil.is100ContinueExpected(request);

@@ -1,6 +1,7 @@
 package io.cosched.spring.web.shedding;
 
 import io.cosched.spring.web.server.CoroutineRequests;
+import io.cosched.spring.web.server.RequestTargets;
 import io.cosched.spring.web.CoroutineHandlers;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpMethod;
@@ -150,7 +151,7 @@ final class ShedRoutes {
         if (!anyCoroutine || method.equals("OPTIONS")) {
             return false;
         }
-        String path = pathOf(uri);
+        String path = RequestTargets.pathOf(uri);
         if (path == null) {
             return false;
         }
@@ -179,30 +180,6 @@ final class ShedRoutes {
             }
         }
         return false;
-    }
-
-    /** The path of a request-target: "/a/b" of "/a/b?x" or "http://host/a/b"; null for "*" and the like. */
-    static @Nullable String pathOf(String uri) {
-        int start = 0;
-        if (!uri.startsWith("/")) {
-            int scheme = uri.indexOf("://");
-            if (scheme < 0) {
-                return null;
-            }
-            start = uri.indexOf('/', scheme + 3);
-            if (start < 0) {
-                return "/";
-            }
-        }
-        int end = uri.length();
-        for (int i = start; i < end; i++) {
-            char c = uri.charAt(i);
-            if (c == '?' || c == '#') {
-                end = i;
-                break;
-            }
-        }
-        return uri.substring(start, end);
     }
 
     /**

@@ -43,9 +43,8 @@ final class LoopBoundDataSourcePostProcessor implements BeanPostProcessor {
                     + "PostgreSQL, MariaDB or MySQL configured by URL on its event loops; docs/io.md)");
             return bean;
         }
-        CoschedJdbcProperties p = properties.getIfAvailable();
-        LoopBoundDataSource bound = new LoopBoundDataSource(hikari, manager, p != null
-                ? p.getCancelStatementsAfter() : LoopBoundDataSource.DEFAULT_CANCEL_STATEMENTS_AFTER);
+        // the jdbc auto-configuration that makes this post-processor binds the properties too
+        LoopBoundDataSource bound = new LoopBoundDataSource(hikari, manager, properties.getObject().getCancelStatementsAfter());
         LOG.debug("DataSource '" + beanName + "' is " + bound);
         return bound;
     }

@@ -78,9 +78,8 @@ public final class CoschedWebFluxAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean
-    StreamingSupport coschedStreaming(ObjectProvider<CoschedWebProperties> properties, ObjectProvider<IOManager> io) {
-        CoschedWebProperties p = properties.getIfAvailable();
-        StreamLimits limits = p == null ? StreamLimits.DEFAULT : p.getStream().limits();
+    StreamingSupport coschedStreaming(CoschedWebProperties properties, ObjectProvider<IOManager> io) {
+        StreamLimits limits = properties.getStream().limits();
         IOManager loops = io.getIfAvailable();
         Executor producers = loops != null ? loops : task -> Schedulers.boundedElastic().schedule(task);
         return new StreamingSupport(limits, producers);
