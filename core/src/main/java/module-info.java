@@ -12,6 +12,7 @@ module io.cosched {
     requires transitive io.netty.buffer;
     requires transitive io.netty.transport;
     requires io.netty.transport.classes.epoll;
+    requires static transitive org.jspecify; // nullness annotations, checked at compile time
     requires java.management;
     requires static jdk.jfr; // Flight Recorder events, when the runtime has the module
 

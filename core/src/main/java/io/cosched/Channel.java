@@ -1,5 +1,6 @@
 package io.cosched;
 
+import org.jspecify.annotations.Nullable;
 import io.cosched.internal.CoroutineImpl;
 import io.cosched.internal.Durations;
 import io.cosched.internal.Waits;
@@ -8,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
+import java.util.Objects;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.locks.Condition;
@@ -160,7 +162,7 @@ public final class Channel<T> implements Iterable<T> {
      * @throws ChannelClosedException once the channel is closed and every accepted item was received
      */
     public T receive() throws InterruptedException {
-        return receive0(-1);
+        return Objects.requireNonNull(receive0(-1), "an untimed receive returns an item or throws");
     }
 
     /**
@@ -169,11 +171,11 @@ public final class Channel<T> implements Iterable<T> {
      * @return the item, or {@code null} if the timeout passed first
      * @throws ChannelClosedException once the channel is closed and every accepted item was received
      */
-    public T receive(Duration timeout) throws InterruptedException {
+    public @Nullable T receive(Duration timeout) throws InterruptedException {
         return receive0(Durations.toNanos("timeout", timeout, false));
     }
 
-    private T receive0(long nanos) throws InterruptedException {
+    private @Nullable T receive0(long nanos) throws InterruptedException {
         boolean timed = nanos >= 0;
         lock.lockInterruptibly();
         try {
@@ -246,7 +248,7 @@ public final class Channel<T> implements Iterable<T> {
     @Override
     public Iterator<T> iterator() {
         return new Iterator<>() {
-            private T next;
+            private @Nullable T next;
 
             @Override
             public boolean hasNext() {
@@ -271,7 +273,7 @@ public final class Channel<T> implements Iterable<T> {
                 if (!hasNext()) {
                     throw new NoSuchElementException("channel closed and drained");
                 }
-                T item = next;
+                T item = Objects.requireNonNull(next, "hasNext() read the next item");
                 next = null;
                 return item;
             }

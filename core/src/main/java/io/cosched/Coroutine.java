@@ -1,5 +1,7 @@
 package io.cosched;
 
+import org.jspecify.annotations.Nullable;
+
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 
@@ -62,7 +64,7 @@ public interface Coroutine<T> {
     void attach(Object what);
 
     /** What {@link #attach} attached, or null. */
-    Object attachment();
+    @Nullable Object attachment();
 
     /**
      * Wakes it from {@link Coroutines#suspend()}. A resume that arrives before the suspend is kept

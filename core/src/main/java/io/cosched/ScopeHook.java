@@ -1,5 +1,6 @@
 package io.cosched;
 
+import org.jspecify.annotations.Nullable;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 
@@ -22,7 +23,7 @@ public interface ScopeHook {
      * The time the calling code has left (a request's remaining timeout, say), or null when it has no deadline.
      * Called by the owner as a scope without a timeout of its own opens; zero or less times the scope out at once.
      */
-    default Duration remainingTime() {
+    default @Nullable Duration remainingTime() {
         return null;
     }
 

@@ -1,5 +1,6 @@
 package io.cosched;
 
+import org.jspecify.annotations.Nullable;
 import io.cosched.internal.ComputePool;
 import io.cosched.internal.CoroutineImpl;
 import io.cosched.internal.CoroutineRuntime;
@@ -67,7 +68,7 @@ public final class TaskScope<T, R> implements AutoCloseable {
      * subtasks may run at once ({@link #fork} parks the owner while that many are unfinished), and where subtasks
      * run unless their fork says.
      */
-    public record Config(String name, Duration timeout, int maxForks, Placement placement) {
+    public record Config(String name, @Nullable Duration timeout, int maxForks, Placement placement) {
 
         static final Config DEFAULT = new Config("scope", null, Integer.MAX_VALUE, Placement.SAME_LOOP);
 
@@ -184,8 +185,8 @@ public final class TaskScope<T, R> implements AutoCloseable {
         /** The first to succeed wins and the others are cancelled; {@code join} returns its value, or throws when all failed. */
         static <T> Joiner<T, T> anySuccessfulResultOrThrow() {
             return new Joiner<>() {
-                private volatile Subtask<? extends T> first;
-                private volatile Throwable failure;
+                private volatile @Nullable Subtask<? extends T> first;
+                private volatile @Nullable Throwable failure;
 
                 @Override
                 public synchronized boolean onComplete(Subtask<? extends T> subtask) {
@@ -214,6 +215,7 @@ public final class TaskScope<T, R> implements AutoCloseable {
         }
 
         /** Every subtask runs to its end, whatever the others do; {@code join} returns null. Read the outcomes from the subtasks. */
+        @SuppressWarnings("NullAway") // a Void result is null; NullAway's standard mode does not track R's nullness
         static <T> Joiner<T, Void> awaitAll() {
             return () -> null;
         }
@@ -242,13 +244,13 @@ public final class TaskScope<T, R> implements AutoCloseable {
     private final Config config;
     private final Thread owner = Thread.currentThread();
     private final long openedAt = System.nanoTime();
-    private final CoroutineImpl<?> ownerCoroutine;  // null: the owner is a plain thread
+    private final @Nullable CoroutineImpl<?> ownerCoroutine;  // null: the owner is a plain thread
     private final CoroutineRuntime home;            // whose hook and counters serve this scope
-    private final Duration timeout;                 // the config's, else what the owner had left; null: none
+    private final @Nullable Duration timeout;                 // the config's, else what the owner had left; null: none
     private final Runnable onOwnerInterrupt = () -> cancel(Cancel.OWNER_INTERRUPTED);
     private final List<Fork<? extends T>> forks = new CopyOnWriteArrayList<>(); // few per scope; read by cancels
     private final AtomicInteger running = new AtomicInteger();
-    private volatile Cancel cancelledBy; // why it was cancelled; null while it is not
+    private volatile @Nullable Cancel cancelledBy; // why it was cancelled; null while it is not
     private boolean joined;  // owner only
     private boolean closed;  // owner only
 
@@ -365,7 +367,8 @@ public final class TaskScope<T, R> implements AutoCloseable {
             throw new InterruptedException("scope '" + config.name() + "': interrupted while joining");
         }
         if (cancelledBy == Cancel.DEADLINE) {
-            throw new TimeoutException(config.name(), timeout, config.timeout() == null);
+            throw new TimeoutException(config.name(), Objects.requireNonNull(timeout, "a scope cancelled by its deadline has one"),
+                    config.timeout() == null);
         }
         try {
             return joiner.result();
@@ -495,10 +498,10 @@ public final class TaskScope<T, R> implements AutoCloseable {
         private final Callable<Object> task;
         private volatile Subtask.State state = Subtask.State.UNAVAILABLE;
         private long startedAt; // written by its runner before it runs the task, read after completion
-        private U value;
-        private volatile Throwable failure;
+        private @Nullable U value;
+        private volatile @Nullable Throwable failure;
         private volatile boolean failedAfterCancel;
-        private volatile Object runner; // its Coroutine, or its compute thread while it runs; guarded by this for threads
+        private volatile @Nullable Object runner; // its Coroutine, or its compute thread while it runs; guarded by this for threads
 
         Fork(Callable<Object> task) {
             this.task = task;
@@ -553,6 +556,7 @@ public final class TaskScope<T, R> implements AutoCloseable {
         }
 
         @Override
+        @SuppressWarnings("NullAway") // null when the task returned null: U's own nullness, which NullAway's standard mode does not track
         public U get() {
             if (state != Subtask.State.SUCCESS) {
                 throw new IllegalStateException("subtask of scope '" + config.name() + "' is " + state + " (expected: SUCCESS)");
@@ -565,7 +569,7 @@ public final class TaskScope<T, R> implements AutoCloseable {
             if (state != Subtask.State.FAILED) {
                 throw new IllegalStateException("subtask of scope '" + config.name() + "' is " + state + " (expected: FAILED)");
             }
-            return failure;
+            return Objects.requireNonNull(failure, "a FAILED subtask has its failure");
         }
 
         @Override
@@ -576,7 +580,7 @@ public final class TaskScope<T, R> implements AutoCloseable {
 
     /** All must succeed; the first failure cancels the scope and is thrown. */
     private abstract static class FirstFailure<T, R> implements Joiner<T, R> {
-        private volatile Throwable first;
+        private volatile @Nullable Throwable first;
 
         @Override
         public synchronized boolean onComplete(Subtask<? extends T> subtask) {

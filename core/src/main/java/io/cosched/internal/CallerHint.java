@@ -1,5 +1,6 @@
 package io.cosched.internal;
 
+import org.jspecify.annotations.Nullable;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 
@@ -50,7 +51,7 @@ final class CallerHint {
         return f.getDeclaringClass().getSimpleName() + "." + f.getMethodName();
     }
 
-    private static Method method(StackWalker.StackFrame f) {
+    private static @Nullable Method method(StackWalker.StackFrame f) {
         try {
             return f.getDeclaringClass().getDeclaredMethod(f.getMethodName(), f.getMethodType().parameterArray());
         } catch (NoSuchMethodException | SecurityException notFound) {

@@ -1,5 +1,6 @@
 package io.cosched.internal;
 
+import org.jspecify.annotations.Nullable;
 import io.cosched.CarrierStats;
 import io.netty.util.concurrent.FastThreadLocalThread;
 
@@ -24,8 +25,8 @@ public abstract class Carrier implements RunTarget {
     /** Coroutine steps and continuations homed on this carrier, waiting for it. */
     final RunQueue queue = new RunQueue();
     private final AtomicInteger live = new AtomicInteger();
-    protected volatile Thread thread;
-    private volatile Object current; // the step or task running now, null when between tasks
+    protected volatile @Nullable Thread thread;
+    private volatile @Nullable Object current; // the step or task running now, null when between tasks
     // Tasks begun (and, for a loop, watchdog pings answered). Written only by the carrier's thread,
     // with a release store: this is the whole hot-path cost of stall detection.
     private long progress;
@@ -55,7 +56,7 @@ public abstract class Carrier implements RunTarget {
     }
 
     /** The carrier's thread, or {@code null} before it started. */
-    public final Thread thread() {
+    public final @Nullable Thread thread() {
         return thread;
     }
 
@@ -143,7 +144,7 @@ public abstract class Carrier implements RunTarget {
     }
 
     /** What the carrier runs now: a coroutine, a timer or a foreign task; {@code null} between tasks. */
-    final Object currentTask() {
+    final @Nullable Object currentTask() {
         return current;
     }
 
@@ -272,7 +273,7 @@ public abstract class Carrier implements RunTarget {
             }
         } catch (Throwable e) {
             // runContinuation does not throw; a foreign task might. Keep the carrier alive.
-            LOG.log(System.Logger.Level.ERROR, "cosched carrier " + thread.getName() + ": task failed", e);
+            LOG.log(System.Logger.Level.ERROR, "cosched carrier " + Thread.currentThread().getName() + ": task failed", e);
         } finally {
             current = null;
         }
@@ -285,7 +286,7 @@ public abstract class Carrier implements RunTarget {
             timer.runTask();
         } catch (Throwable e) {
             LOG.log(System.Logger.Level.WARNING, "cosched timer task " + timer.task() + " threw on "
-                    + thread.getName() + (timer.recurring ? " (the recurring timer stays armed)" : ""), e);
+                    + Thread.currentThread().getName() + (timer.recurring ? " (the recurring timer stays armed)" : ""), e);
         } finally {
             current = null;
         }
@@ -321,7 +322,7 @@ public abstract class Carrier implements RunTarget {
     }
 
     /** The carrier whose thread is the calling thread, or {@code null}. */
-    public static Carrier ofCurrentThread() {
+    public static @Nullable Carrier ofCurrentThread() {
         return Thread.currentThread() instanceof CarrierThread ct ? ct.carrier : null;
     }
 }

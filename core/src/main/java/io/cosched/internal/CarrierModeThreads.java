@@ -1,5 +1,6 @@
 package io.cosched.internal;
 
+import org.jspecify.annotations.Nullable;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -109,7 +110,7 @@ final class CarrierModeThreads extends CoroutineThreads {
     }
 
     @Override
-    public Executor currentScheduler() {
+    public @Nullable Executor currentScheduler() {
         Thread t = Thread.currentThread();
         if (!t.isVirtual()) {
             return null;

@@ -1,5 +1,6 @@
 package io.cosched.internal;
 
+import org.jspecify.annotations.Nullable;
 import io.cosched.Coroutine;
 import io.cosched.CoroutineState;
 import io.cosched.Shield;
@@ -8,6 +9,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -43,28 +45,30 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
     final RunTarget home;
     private final Object task;       // Callable<T> or Runnable
     private final boolean detached;  // started by execute(): failures go to the uncaught-exception handler
-    Thread thread;                   // set before start, never changed
+    @SuppressWarnings("NullAway.Init") // set by CoroutineRuntime.spawn before start, never changed
+    Thread thread;
 
     // The virtual thread's own continuation task. Captured from the first execute() call, which is
     // made synchronously by Thread.start() in CoroutineRuntime.spawn; the queue hand-off publishes it
     // to carriers and every later caller learned of this thread after that.
+    @SuppressWarnings("NullAway.Init")
     private Runnable continuation;
 
     private volatile int state;      // READY .. CANCELLED
     private volatile int permit;     // 1 = a resume() is pending
     private volatile boolean sleeping;
-    private volatile Object attachment; // what it works for, for dumps
+    private volatile @Nullable Object attachment; // what it works for, for dumps
     private final CoroutineResult<T> result = new CoroutineResult<>(this);
     // Open shields and an interrupt held back by them; guarded by this. Null until the first shield:
     // most coroutines never open one.
-    private List<OpenShield> shields;
+    private @Nullable List<OpenShield> shields;
     private boolean interruptPending;
     // Run by every interrupt, before it is delivered or held back by a shield: an open task scope cancels its
     // subtasks there, at once. Guarded by this; null until the first scope.
-    private List<Runnable> interruptActions;
+    private @Nullable List<Runnable> interruptActions;
     // What the body threw, as thrown: CompletableFuture.get() would strip a CompletionException
     // (an AwaitTimeoutException, say) down to its cause. Written before the result completes.
-    private Throwable failure;
+    private @Nullable Throwable failure;
 
     CoroutineImpl(CoroutineRuntime scheduler, RunTarget home, Object task, boolean detached) {
         this.scheduler = scheduler;
@@ -76,7 +80,7 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
     // ---- where am I --------------------------------------------------------------------------
 
     /** The coroutine running on the current thread, or {@code null}. */
-    public static CoroutineImpl<?> current() {
+    public static @Nullable CoroutineImpl<?> current() {
         CoroutineThreads threads = CoroutineThreads.get();
         if (threads.isCarrierMode()) {
             if (threads.currentScheduler() instanceof CoroutineImpl<?> co && co.thread == Thread.currentThread()) {
@@ -91,7 +95,7 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
      * The coroutine whose placement the current thread shares: the current coroutine, or, for a
      * virtual thread that inherited a coroutine's scheduler, that coroutine. {@code null} otherwise.
      */
-    public static CoroutineImpl<?> currentContext() {
+    public static @Nullable CoroutineImpl<?> currentContext() {
         CoroutineThreads threads = CoroutineThreads.get();
         if (threads.isCarrierMode()) {
             return threads.currentScheduler() instanceof CoroutineImpl<?> co ? co : null;
@@ -166,7 +170,7 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
             scheduler.counters.fallbackStarted();
             STATE.compareAndSet(this, READY, RUNNING);
         }
-        T value = null;
+        @Nullable T value = null;
         Throwable thrown = null;
         boolean returned = false;
         try {
@@ -198,7 +202,7 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
     }
 
     @SuppressWarnings("unchecked")
-    private T call() throws Exception {
+    private @Nullable T call() throws Exception {
         if (task instanceof Callable<?> c) {
             return (T) c.call();
         }
@@ -293,7 +297,7 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
     }
 
     @Override
-    public Object attachment() {
+    public @Nullable Object attachment() {
         return attachment;
     }
 
@@ -440,8 +444,9 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
                     return;
                 }
                 closed = true;
-                shields.remove(this);
-                deliver = shields.isEmpty() && interruptPending;
+                List<OpenShield> all = Objects.requireNonNull(shields, "an open shield is in the list");
+                all.remove(this);
+                deliver = all.isEmpty() && interruptPending;
                 if (deliver) {
                     interruptPending = false;
                 }

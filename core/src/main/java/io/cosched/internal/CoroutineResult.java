@@ -1,5 +1,7 @@
 package io.cosched.internal;
 
+import org.jspecify.annotations.Nullable;
+
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -14,7 +16,7 @@ final class CoroutineResult<T> extends CompletableFuture<T> {
         this.owner = owner;
     }
 
-    void set(T value) {
+    void set(@Nullable T value) {
         super.complete(value);
     }
 

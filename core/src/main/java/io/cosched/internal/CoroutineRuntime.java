@@ -1,5 +1,6 @@
 package io.cosched.internal;
 
+import org.jspecify.annotations.Nullable;
 import io.cosched.CarrierModeUnavailableException;
 import io.cosched.CarrierStats;
 import io.cosched.Coroutine;
@@ -41,11 +42,11 @@ public abstract class CoroutineRuntime implements Scheduler {
     private final long stallThresholdNanos;
     private final long stallWarmUpNanos;
     private final Ticker ticker;
-    private final Set<CoroutineImpl<?>> tracked; // null unless tracking was asked for
+    private final @Nullable Set<CoroutineImpl<?>> tracked; // null unless tracking was asked for
     private final ScopeHook scopeHook;
     final RunTarget orphanTarget;
     private volatile int state = NEW;
-    private volatile StallWatchdog watchdog;
+    private volatile @Nullable StallWatchdog watchdog;
 
     final RuntimeCounters counters = new RuntimeCounters();
 
@@ -393,7 +394,7 @@ public abstract class CoroutineRuntime implements Scheduler {
     // ---- stats ---------------------------------------------------------------------------------
 
     /** Work queued outside the carriers' own queues (a pool's shared queue), or {@code null}. */
-    RunQueue sharedRunQueue() {
+    @Nullable RunQueue sharedRunQueue() {
         return null;
     }
 

@@ -1,5 +1,7 @@
 package io.cosched.internal;
 
+import org.jspecify.annotations.Nullable;
+
 import java.util.concurrent.Executor;
 
 /**
@@ -25,10 +27,10 @@ public abstract class CoroutineThreads {
         return Holder.INSTANCE;
     }
 
-    private final String unavailableReason;
+    private final @Nullable String unavailableReason;
 
     /** @param unavailableReason why carrier mode is unavailable; {@code null} in carrier mode */
-    CoroutineThreads(String unavailableReason) {
+    CoroutineThreads(@Nullable String unavailableReason) {
         this.unavailableReason = unavailableReason;
     }
 
@@ -38,7 +40,7 @@ public abstract class CoroutineThreads {
     }
 
     /** Why carrier mode is unavailable, or {@code null} in carrier mode. */
-    public final String unavailableReason() {
+    public final @Nullable String unavailableReason() {
         return unavailableReason;
     }
 
@@ -54,7 +56,7 @@ public abstract class CoroutineThreads {
      * {@link Executor} (its own coroutine, or a thread that inherited a coroutine's scheduler),
      * else {@code null}. Always {@code null} in fallback mode.
      */
-    public abstract Executor currentScheduler();
+    public abstract @Nullable Executor currentScheduler();
 
     /**
      * Where continuations go that no cosched carrier can run any more (after stop): the JDK's

@@ -1,5 +1,6 @@
 package io.cosched.internal;
 
+import org.jspecify.annotations.Nullable;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.LockSupport;
 
@@ -15,9 +16,9 @@ import java.util.concurrent.locks.LockSupport;
 public final class Deadline {
 
     private final long at;          // System.nanoTime() at the limit
-    private final TimerImpl timer;  // the loop's wake-up timer, or null
+    private final @Nullable TimerImpl timer;  // the loop's wake-up timer, or null
 
-    private Deadline(long at, TimerImpl timer) {
+    private Deadline(long at, @Nullable TimerImpl timer) {
         this.at = at;
         this.timer = timer;
     }
@@ -28,13 +29,13 @@ public final class Deadline {
     }
 
     /** {@link #after(long)} for a caller that has looked up its coroutine ({@code null}: none) already. */
-    static Deadline after(long nanos, CoroutineImpl<?> co) {
+    static Deadline after(long nanos, @Nullable CoroutineImpl<?> co) {
         long at = System.nanoTime() + Math.max(0, nanos);
         return new Deadline(at, nanos <= 0 || co == null ? null : loopWakeUp(co, nanos));
     }
 
     /** A wake-up timer on the coroutine's home loop, or {@code null} when it has none or it stopped. */
-    private static TimerImpl loopWakeUp(CoroutineImpl<?> co, long nanos) {
+    private static @Nullable TimerImpl loopWakeUp(CoroutineImpl<?> co, long nanos) {
         if (co.scheduler instanceof IoRuntime io && co.home instanceof LoopCarrier loop
                 && io.lifecycle() < CoroutineRuntime.STOPPED) {
             try {

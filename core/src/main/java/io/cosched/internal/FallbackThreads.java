@@ -1,5 +1,6 @@
 package io.cosched.internal;
 
+import org.jspecify.annotations.Nullable;
 import java.util.concurrent.Executor;
 
 /** Fallback mode: coroutines are ordinary virtual threads on the JDK's default scheduler. */
@@ -15,7 +16,7 @@ final class FallbackThreads extends CoroutineThreads {
     }
 
     @Override
-    public Executor currentScheduler() {
+    public @Nullable Executor currentScheduler() {
         return null;
     }
 

@@ -1,5 +1,6 @@
 package io.cosched.internal;
 
+import org.jspecify.annotations.Nullable;
 import io.cosched.IOManager;
 import io.cosched.SchedulerStats;
 import io.cosched.Transport;
@@ -37,7 +38,7 @@ public final class IoRuntime extends CoroutineRuntime implements IOManager {
     private final AtomicInteger roundRobin = new AtomicInteger();
     private final boolean daemon;
     private boolean carriersClosed; // guarded by this
-    private EventLoopGroup acceptor; // guarded by this; made on first use
+    private @Nullable EventLoopGroup acceptor; // guarded by this; made on first use
 
     public IoRuntime(RuntimeSettings settings) {
         this(settings, Ticker.SYSTEM);
@@ -173,7 +174,7 @@ public final class IoRuntime extends CoroutineRuntime implements IOManager {
     }
 
     /** The loop of this IOManager the caller belongs to, or {@code null}. */
-    LoopCarrier callersLoop() {
+    @Nullable LoopCarrier callersLoop() {
         CoroutineImpl<?> ctx = CoroutineImpl.currentContext();
         if (ctx != null && ctx.home instanceof LoopCarrier lc && lc.runtime == this) {
             return lc;

@@ -1,5 +1,6 @@
 package io.cosched.internal;
 
+import org.jspecify.annotations.Nullable;
 import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Event;
@@ -31,13 +32,13 @@ public final class JfrEvents {
     @Description("A carrier (an event loop or a pool thread) has not moved on for longer than the stall threshold")
     @StackTrace(false)
     static final class Stall extends Event {
-        @Label("Scheduler") String scheduler;
-        @Label("Carrier") String carrier;
+        @Label("Scheduler") @Nullable String scheduler;
+        @Label("Carrier") @Nullable String carrier;
         @Label("Stuck For") @Timespan(Timespan.NANOSECONDS) long stuckFor;
-        @Label("Verdict") @Description("running (burning CPU) or blocked (waiting on a lock or in a blocking call)") String verdict;
-        @Label("Task") @Description("the coroutine or task the carrier is stuck in") String task;
+        @Label("Verdict") @Description("running (burning CPU) or blocked (waiting on a lock or in a blocking call)") @Nullable String verdict;
+        @Label("Task") @Description("the coroutine or task the carrier is stuck in") @Nullable String task;
         @Label("Spilled") @Description("queued continuations handed to other carriers") int spilled;
-        @Label("Top Frames") String topFrames;
+        @Label("Top Frames") @Nullable String topFrames;
         @Label("Warm-Up") @Description("in the warm-up period after start, or loading classes: logged as one line, "
                 + "counted apart from the other stalls") boolean warmUp;
     }
@@ -48,8 +49,8 @@ public final class JfrEvents {
     @Description("A carrier reported stuck moves again")
     @StackTrace(false)
     static final class StallEnded extends Event {
-        @Label("Scheduler") String scheduler;
-        @Label("Carrier") String carrier;
+        @Label("Scheduler") @Nullable String scheduler;
+        @Label("Carrier") @Nullable String carrier;
         @Label("Stuck For") @Timespan(Timespan.NANOSECONDS) long stuckFor;
     }
 
@@ -60,8 +61,8 @@ public final class JfrEvents {
     @StackTrace(false)
     @Period("beginChunk")
     static final class CarrierModeFallback extends Event {
-        @Label("Reason") String reason;
-        @Label("Remedy") String remedy;
+        @Label("Reason") @Nullable String reason;
+        @Label("Remedy") @Nullable String remedy;
     }
 
     @Name("io.cosched.ForkCancelled")
@@ -71,9 +72,9 @@ public final class JfrEvents {
             + "passed, its owner was interrupted (a request that timed out or whose client left), or it was closed early")
     @StackTrace(false)
     static final class ForkCancelled extends Event {
-        @Label("Scope") String scope;
-        @Label("Owner") @Description("what the scope's owner works for (a request), else its thread") String owner;
-        @Label("Reason") String reason;
+        @Label("Scope") @Nullable String scope;
+        @Label("Owner") @Description("what the scope's owner works for (a request), else its thread") @Nullable String owner;
+        @Label("Reason") @Nullable String reason;
         @Label("Ran For") @Description("from the subtask's start to its end; 0 when it never ran")
         @Timespan(Timespan.NANOSECONDS) long ranFor;
     }

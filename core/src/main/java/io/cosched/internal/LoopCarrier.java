@@ -1,5 +1,6 @@
 package io.cosched.internal;
 
+import org.jspecify.annotations.Nullable;
 import io.netty.channel.IoEventLoop;
 import io.netty.util.concurrent.SingleThreadEventExecutor;
 
@@ -34,6 +35,7 @@ final class LoopCarrier extends Carrier implements Runnable {
         pingsAnswered++; // only this loop's thread writes it
         advance();
     };
+    @SuppressWarnings("NullAway.Init") // bound by its loop before the carrier runs anything
     private volatile IoEventLoop loop;
     private volatile int drainScheduled;
     private volatile boolean closed;

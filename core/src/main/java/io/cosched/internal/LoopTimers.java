@@ -1,5 +1,6 @@
 package io.cosched.internal;
 
+import org.jspecify.annotations.Nullable;
 import io.netty.channel.IoEventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
 
@@ -48,7 +49,7 @@ final class LoopTimers implements TimerHost {
     // loop-confined
     private final ArrayList<TimerImpl> due = new ArrayList<>();
     private final java.util.function.Consumer<TimerImpl> collectDue = due::add;
-    private ScheduledFuture<?> wake; // guarded by lock as well: armWake reads the queue
+    private @Nullable ScheduledFuture<?> wake; // guarded by lock as well: armWake reads the queue
     private long wakeAt;
 
     LoopTimers(LoopCarrier carrier, Ticker ticker) {
@@ -81,7 +82,8 @@ final class LoopTimers implements TimerHost {
      *
      * @throws RejectedExecutionException when the loop has stopped
      */
-    TimerImpl add(long delay, boolean recurring, Runnable task, Object condition, Thread wakeThread) {
+    TimerImpl add(long delay, boolean recurring, @Nullable Runnable task, @Nullable Object condition,
+            @Nullable Thread wakeThread) {
         if (closed) {
             throw carrier.runtime.rejectedTimer();
         }

@@ -1,5 +1,7 @@
 package io.cosched.internal;
 
+import org.jspecify.annotations.Nullable;
+
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
@@ -98,7 +100,7 @@ final class PoolCarrier extends Carrier {
         }
     }
 
-    private void idle(java.util.function.BooleanSupplier exit, java.util.function.BooleanSupplier woken, Deadline limit) {
+    private void idle(java.util.function.BooleanSupplier exit, java.util.function.BooleanSupplier woken, @Nullable Deadline limit) {
         parkState = IDLE;
         pool.idleEntered();
         // Look again after publishing IDLE: an item offered before a submitter could see us idle is found here.

@@ -1,5 +1,7 @@
 package io.cosched.internal;
 
+import org.jspecify.annotations.Nullable;
+
 import io.cosched.CarrierStats;
 import io.cosched.SchedulerStats;
 
@@ -110,7 +112,7 @@ final class RuntimeCounters {
     }
 
     /** The numbers of {@code runtime}: its carriers' states summed, and these counters. */
-    SchedulerStats stats(CoroutineRuntime runtime, StallWatchdog watchdog) {
+    SchedulerStats stats(CoroutineRuntime runtime, @Nullable StallWatchdog watchdog) {
         int threads = 0;
         int active = 0;
         int stalled = 0;

@@ -1,5 +1,6 @@
 package io.cosched.internal;
 
+import org.jspecify.annotations.Nullable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
@@ -74,7 +75,7 @@ final class StallWatchdog implements Runnable {
     private long starvationsAtLastLog;
 
     private volatile boolean stopped;
-    private Thread thread;
+    private @Nullable Thread thread;
 
     StallWatchdog(CoroutineRuntime owner, Carrier[] carriers, long thresholdNanos, long warmUpNanos, Ticker ticker,
                   ThreadTimes times, long hiccupNanos) {

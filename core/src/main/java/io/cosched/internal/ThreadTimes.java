@@ -1,5 +1,6 @@
 package io.cosched.internal;
 
+import org.jspecify.annotations.Nullable;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -30,7 +31,7 @@ interface ThreadTimes {
 
     ThreadTimes SYSTEM = new ThreadTimes() {
         // Looked up on first use: the management classes are only needed once a carrier looks stuck.
-        private volatile ThreadMXBean threads;
+        private volatile @Nullable ThreadMXBean threads;
 
         @Override
         public Sample sample(Carrier carrier) {
@@ -38,7 +39,7 @@ interface ThreadTimes {
             return s != null ? s : new Sample(cpuFromManagement(carrier.thread()), UNKNOWN);
         }
 
-        private long cpuFromManagement(Thread t) {
+        private long cpuFromManagement(@Nullable Thread t) {
             if (t == null || t.isVirtual()) {
                 return UNKNOWN;
             }
@@ -62,7 +63,7 @@ interface ThreadTimes {
     }
 
     /** CPU and run-queue wait of thread {@code tid} of this process, or {@code null}. */
-    private static Sample schedstat(long tid) {
+    private static @Nullable Sample schedstat(long tid) {
         if (tid < 0) {
             return null;
         }

@@ -1,5 +1,6 @@
 package io.cosched.internal;
 
+import org.jspecify.annotations.Nullable;
 import io.cosched.Timer;
 
 import java.lang.invoke.MethodHandles;
@@ -22,9 +23,9 @@ final class TimerImpl implements Timer {
     private static final VarHandle STATE = VarHandles.field(MethodHandles.lookup(), "state", int.class);
 
     final TimerHost host;
-    private final Runnable task;              // null for a wake-up timer
-    private final Thread wakeThread;          // unparked when a wake-up timer fires
-    private final WeakReference<Object> condition;
+    private final @Nullable Runnable task;    // null for a wake-up timer
+    private final @Nullable Thread wakeThread; // unparked when a wake-up timer fires
+    private final @Nullable WeakReference<Object> condition;
     final boolean recurring;
 
     // PENDING -> FIRED (one-shot) or CANCELLED, by CAS: cancel needs no lock, and of a cancel and
@@ -37,12 +38,13 @@ final class TimerImpl implements Timer {
     private long deadline;   // armedAt + delay
 
     // confined to the host's loop: where the TimerQueue has linked this timer
-    TimerImpl prev;
-    TimerImpl next;
+    @Nullable TimerImpl prev;
+    @Nullable TimerImpl next;
     int slot = -1;         // -1: not linked
     long linkedDeadline;
 
-    TimerImpl(TimerHost host, long now, long delay, boolean recurring, Runnable task, Object condition, Thread wakeThread) {
+    TimerImpl(TimerHost host, long now, long delay, boolean recurring, @Nullable Runnable task, @Nullable Object condition,
+            @Nullable Thread wakeThread) {
         this.host = host;
         this.task = task;
         this.wakeThread = wakeThread;
@@ -158,7 +160,7 @@ final class TimerImpl implements Timer {
         task.run();
     }
 
-    Runnable task() {
+    @Nullable Runnable task() {
         return task;
     }
 

@@ -1,5 +1,6 @@
 package io.cosched.internal;
 
+import org.jspecify.annotations.Nullable;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
@@ -42,7 +43,7 @@ public final class Waits {
     }
 
     /** Waits for {@code stage}; {@code timeoutNanos < 0} waits forever. */
-    public static <T> T await(CompletionStage<T> stage, long timeoutNanos, Duration timeout)
+    public static <T> T await(CompletionStage<T> stage, long timeoutNanos, @Nullable Duration timeout)
             throws InterruptedException {
         if (stage == null) {
             throw new NullPointerException("stage: null (expected: a CompletionStage to wait for)");
@@ -100,7 +101,8 @@ public final class Waits {
      * true), {@code limit} passes (returns false; a null limit never does) or the thread is
      * interrupted (throws, the flag cleared). A wake-up that changes neither is spurious and parked over.
      */
-    static boolean parkUntil(BooleanSupplier done, Deadline limit, Object blocker, String what, Object subject)
+    static boolean parkUntil(BooleanSupplier done, @Nullable Deadline limit, Object blocker, String what,
+            @Nullable Object subject)
             throws InterruptedException {
         for (;;) {
             if (done.getAsBoolean()) {
@@ -121,7 +123,7 @@ public final class Waits {
     }
 
     /** Marks a wait of the current coroutine for the fallback-mode counters; returns it (or null). */
-    public static CoroutineImpl<?> beginWait() {
+    public static @Nullable CoroutineImpl<?> beginWait() {
         CoroutineImpl<?> co = CoroutineImpl.current();
         if (co != null) {
             co.beginWait(false);
@@ -129,7 +131,7 @@ public final class Waits {
         return co;
     }
 
-    public static void endWait(CoroutineImpl<?> co) {
+    public static void endWait(@Nullable CoroutineImpl<?> co) {
         if (co != null) {
             co.endWait(false);
         }
@@ -139,8 +141,8 @@ public final class Waits {
 
     private static final class Completion<T> implements BiConsumer<T, Throwable>, BooleanSupplier {
         private final Thread waiter;
-        private T value;
-        private Throwable failure;
+        private @Nullable T value;
+        private @Nullable Throwable failure;
         private volatile boolean done; // written last: publishes value and failure
 
         Completion(Thread waiter) {
@@ -160,6 +162,7 @@ public final class Waits {
             return done;
         }
 
+        @SuppressWarnings("NullAway") // a stage may complete with null: T's own nullness, not tracked in NullAway's standard mode
         T result() {
             Throwable e = failure;
             if (e == null) {

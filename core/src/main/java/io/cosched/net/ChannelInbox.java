@@ -1,5 +1,6 @@
 package io.cosched.net;
 
+import org.jspecify.annotations.Nullable;
 import io.cosched.internal.CoroutineImpl;
 import io.cosched.internal.Deadline;
 import io.cosched.internal.Waits;
@@ -54,6 +55,7 @@ public final class ChannelInbox extends ChannelInboundHandlerAdapter {
     private final int highWater;
     private final int lowWater;
     private final boolean closeOnInterrupt;
+    @SuppressWarnings("NullAway.Init") // set by handlerAdded, before the channel is handed to a reader
     private volatile Channel channel;
     private final Runnable resumeReading = this::resumeReading;
     private boolean inputEnded; // confined to the loop: no read may be started after the input ended
@@ -64,12 +66,12 @@ public final class ChannelInbox extends ChannelInboundHandlerAdapter {
     private boolean readPaused;
     private boolean ended;
     private boolean discarded;
-    private IOException failure;
-    private Thread reader;
-    private Thread writer;
-    private Predicate<Object> drainUntil; // set while the loop drains the input: which message is the last
-    private Runnable drained;
-    private Runnable listener; // set while a reader on the loop is told instead of woken
+    private @Nullable IOException failure;
+    private @Nullable Thread reader;
+    private @Nullable Thread writer;
+    private @Nullable Predicate<Object> drainUntil; // set while the loop drains the input: which message is the last
+    private @Nullable Runnable drained;
+    private @Nullable Runnable listener; // set while a reader on the loop is told instead of woken
 
     public ChannelInbox() {
         this(DEFAULT_HIGH_WATER, DEFAULT_LOW_WATER);
@@ -191,7 +193,7 @@ public final class ChannelInbox extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private void end(IOException cause) {
+    private void end(@Nullable IOException cause) {
         Thread wake;
         Runnable tell;
         synchronized (this) {
@@ -238,7 +240,7 @@ public final class ChannelInbox extends ChannelInboundHandlerAdapter {
      * @throws IOException what the channel failed with, once the messages before the failure are taken;
      *         or when called on the channel's own event loop thread, which would never be woken
      */
-    public Object take(long timeoutNanos) throws IOException {
+    public @Nullable Object take(long timeoutNanos) throws IOException {
         Object msg = poll();
         if (msg != null) {
             return msg;
@@ -290,7 +292,7 @@ public final class ChannelInbox extends ChannelInboundHandlerAdapter {
      * The next message if one is queued, else {@code null} (which says nothing about the end of the
      * input: see {@link #isEnded()}).
      */
-    public Object poll() {
+    public @Nullable Object poll() {
         Object msg;
         boolean resume;
         synchronized (this) {
@@ -377,14 +379,14 @@ public final class ChannelInbox extends ChannelInboundHandlerAdapter {
      * park in {@link #take}. What was queued before the call does not run it: look with {@link #poll()}
      * once after setting it. {@code null} stops the telling.
      */
-    public void listen(Runnable listener) {
+    public void listen(@Nullable Runnable listener) {
         synchronized (this) {
             this.listener = listener;
         }
     }
 
     /** What the channel failed with, or {@code null}; see {@link #isEnded()}. */
-    public synchronized IOException failure() {
+    public synchronized @Nullable IOException failure() {
         return failure;
     }
 

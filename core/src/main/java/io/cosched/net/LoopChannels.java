@@ -1,5 +1,7 @@
 package io.cosched.net;
 
+import org.jspecify.annotations.Nullable;
+
 import io.cosched.internal.CoroutineImpl;
 import io.cosched.internal.Waits;
 import io.netty.bootstrap.Bootstrap;
@@ -30,7 +32,8 @@ public final class LoopChannels {
      * @throws ConnectException when the peer refused or could not be reached
      * @throws ClosedByInterruptException when interrupted; the half-open channel is closed
      */
-    public static Channel connect(Bootstrap bootstrap, SocketAddress remote, SocketAddress local) throws IOException {
+    public static Channel connect(Bootstrap bootstrap, SocketAddress remote, @Nullable SocketAddress local)
+            throws IOException {
         ChannelFuture f = local == null ? bootstrap.connect(remote) : bootstrap.connect(remote, local);
         await(f);
         if (f.isSuccess()) {

@@ -1,5 +1,6 @@
 package io.cosched.net;
 
+import org.jspecify.annotations.Nullable;
 import io.cosched.IOManager;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
@@ -48,14 +49,14 @@ final class LoopSocket extends Socket {
     private final LoopSocketInput input = new LoopSocketInput(this, inbox);
     private final LoopSocketOutput output = new LoopSocketOutput(this, inbox);
 
-    private volatile Channel channel;
+    private volatile @Nullable Channel channel;
     private volatile int loop = -1;
     private volatile boolean closed;
     private volatile boolean inputShutdown;
     private volatile boolean outputShutdown;
     private volatile int soTimeoutMillis;
     private boolean bound;
-    private SocketAddress bindAddress;
+    private @Nullable SocketAddress bindAddress;
 
     // Options set before the connection exists, applied when it is made; their defaults are a JDK
     // socket's (SO_RCVBUF and SO_SNDBUF: the kernel's, so absent until set).
@@ -195,24 +196,24 @@ final class LoopSocket extends Socket {
     @Override
     public void shutdownInput() throws IOException {
         checkOpen();
-        checkConnected();
+        Channel ch = checkConnected();
         if (inputShutdown) {
             throw new SocketException("Socket input is already shutdown");
         }
         inputShutdown = true;
-        ((DuplexChannel) channel).shutdownInput();
+        ((DuplexChannel) ch).shutdownInput();
         inbox.discard(); // what arrives later is dropped, reads return -1
     }
 
     @Override
     public void shutdownOutput() throws IOException {
         checkOpen();
-        checkConnected();
+        Channel ch = checkConnected();
         if (outputShutdown) {
             throw new SocketException("Socket output is already shutdown");
         }
         outputShutdown = true;
-        ((DuplexChannel) channel).shutdownOutput();
+        ((DuplexChannel) ch).shutdownOutput();
     }
 
     static SocketException closedByInterrupt(ClosedByInterruptException e) {
@@ -227,10 +228,12 @@ final class LoopSocket extends Socket {
         }
     }
 
-    private void checkConnected() throws SocketException {
-        if (channel == null) {
+    Channel checkConnected() throws SocketException {
+        Channel ch = channel;
+        if (ch == null) {
             throw new SocketException("Socket is not connected");
         }
+        return ch;
     }
 
     // ---- state and addresses -----------------------------------------------------------------------
@@ -261,12 +264,12 @@ final class LoopSocket extends Socket {
     }
 
     @Override
-    public SocketChannel getChannel() {
+    public @Nullable SocketChannel getChannel() {
         return null;
     }
 
     @Override
-    public InetAddress getInetAddress() {
+    public @Nullable InetAddress getInetAddress() {
         SocketAddress a = remote();
         return a instanceof InetSocketAddress i ? i.getAddress() : null;
     }
@@ -278,7 +281,7 @@ final class LoopSocket extends Socket {
     }
 
     @Override
-    public SocketAddress getRemoteSocketAddress() {
+    public @Nullable SocketAddress getRemoteSocketAddress() {
         return remote();
     }
 
@@ -295,22 +298,22 @@ final class LoopSocket extends Socket {
     }
 
     @Override
-    public SocketAddress getLocalSocketAddress() {
+    public @Nullable SocketAddress getLocalSocketAddress() {
         return local();
     }
 
-    private SocketAddress remote() {
+    private @Nullable SocketAddress remote() {
         Channel ch = channel;
         return ch == null ? null : ch.remoteAddress();
     }
 
-    private SocketAddress local() {
+    private @Nullable SocketAddress local() {
         Channel ch = channel;
         return ch == null ? bindAddress : ch.localAddress();
     }
 
     /** The connection, {@code null} before it is made. */
-    Channel channel() {
+    @Nullable Channel channel() {
         return channel;
     }
 

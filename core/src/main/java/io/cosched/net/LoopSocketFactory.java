@@ -1,5 +1,7 @@
 package io.cosched.net;
 
+import org.jspecify.annotations.Nullable;
+
 import io.cosched.IOManager;
 import io.cosched.internal.IoRuntime;
 
@@ -32,8 +34,8 @@ import java.util.Objects;
  */
 public class LoopSocketFactory extends SocketFactory {
 
-    private final IOManager io;    // null: look up by name (or the default) when a socket is made
-    private final String ioName;   // null: the first IOManager started
+    private final @Nullable IOManager io;    // null: look up by name (or the default) when a socket is made
+    private final @Nullable String ioName;   // null: the first IOManager started
     private final int loop;        // -1: the caller's loop
 
     /** Sockets on the first IOManager started, each on the loop of the coroutine that connects it. */
@@ -46,7 +48,7 @@ public class LoopSocketFactory extends SocketFactory {
      *            blank for the first IOManager started
      * @throws IllegalArgumentException if {@code arg} has another form
      */
-    public LoopSocketFactory(String arg) {
+    public LoopSocketFactory(@Nullable String arg) {
         this.io = null;
         if (arg == null || arg.isBlank()) {
             this.ioName = null;
@@ -131,7 +133,7 @@ public class LoopSocketFactory extends SocketFactory {
         return connected(new InetSocketAddress(address, port), new InetSocketAddress(localAddress, localPort));
     }
 
-    private Socket connected(InetSocketAddress remote, InetSocketAddress local) throws IOException {
+    private Socket connected(InetSocketAddress remote, @Nullable InetSocketAddress local) throws IOException {
         Socket s = createSocket();
         try {
             if (local != null) {

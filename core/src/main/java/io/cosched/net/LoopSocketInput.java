@@ -1,5 +1,7 @@
 package io.cosched.net;
 
+import org.jspecify.annotations.Nullable;
+
 import io.netty.buffer.ByteBuf;
 
 import java.io.IOException;
@@ -79,7 +81,7 @@ final class LoopSocketInput extends InputStream {
     }
 
     /** The next buffer from the loop, waiting up to the socket timeout; {@code null} at the end. */
-    private ByteBuf next(int timeoutMillis) throws IOException {
+    private @Nullable ByteBuf next(int timeoutMillis) throws IOException {
         Object msg;
         try {
             msg = inbox.take(TimeUnit.MILLISECONDS.toNanos(timeoutMillis));

@@ -40,7 +40,7 @@ final class LoopSocketOutput extends OutputStream {
         if (len == 0) {
             return;
         }
-        Channel ch = socket.channel();
+        Channel ch = socket.checkConnected();
         try {
             inbox.awaitWritable();
         } catch (ClosedByInterruptException e) {

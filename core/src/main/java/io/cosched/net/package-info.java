@@ -4,4 +4,7 @@
  * that resumes the waiting coroutine. {@link io.cosched.net.LoopSocketFactory} for JDBC drivers;
  * {@link io.cosched.net.ChannelInbox} and {@link io.cosched.net.LoopChannels} for clients built on Netty.
  */
+@NullMarked
 package io.cosched.net;
+
+import org.jspecify.annotations.NullMarked;

@@ -98,6 +98,15 @@ final class BorrowedConnection implements Connection {
         return c instanceof BorrowedConnection b && b.connection != null ? b.connection : c;
     }
 
+    /** Hikari's connection: {@link #lend} sets it before the borrower gets this borrow, so its calls all find it. */
+    private Connection lent() {
+        Connection c = connection;
+        if (c == null) {
+            throw new IllegalStateException("connection: null (expected: lent by HikariCP before the borrow is used)");
+        }
+        return c;
+    }
+
     /** The borrowing coroutine is being interrupted (on the interrupting thread: must not block). */
     private void interrupted() {
         canceller.deferred();
@@ -126,7 +135,7 @@ final class BorrowedConnection implements Connection {
     public void close() throws SQLException {
         if (end()) {
             try {
-                connection.close();
+                lent().close();
             } finally {
                 giveBack();
             }
@@ -137,7 +146,7 @@ final class BorrowedConnection implements Connection {
     public void abort(Executor executor) throws SQLException {
         if (end()) {
             try {
-                connection.abort(executor);
+                lent().abort(executor);
             } finally {
                 giveBack();
             }
@@ -181,17 +190,17 @@ final class BorrowedConnection implements Connection {
 
     @Override
     public boolean isClosed() throws SQLException {
-        return state == RETURNED || connection.isClosed();
+        return state == RETURNED || lent().isClosed();
     }
 
     @Override
     public <T> T unwrap(Class<T> type) throws SQLException {
-        return type.isInstance(this) ? type.cast(this) : connection.unwrap(type);
+        return type.isInstance(this) ? type.cast(this) : lent().unwrap(type);
     }
 
     @Override
     public boolean isWrapperFor(Class<?> type) throws SQLException {
-        return type.isInstance(this) || connection.isWrapperFor(type);
+        return type.isInstance(this) || lent().isWrapperFor(type);
     }
 
     @Override
@@ -201,276 +210,276 @@ final class BorrowedConnection implements Connection {
 
     @Override
     public Statement createStatement() throws SQLException {
-        return connection.createStatement();
+        return lent().createStatement();
     }
 
     @Override
     public PreparedStatement prepareStatement(String sql) throws SQLException {
-        return connection.prepareStatement(sql);
+        return lent().prepareStatement(sql);
     }
 
     @Override
     public CallableStatement prepareCall(String sql) throws SQLException {
-        return connection.prepareCall(sql);
+        return lent().prepareCall(sql);
     }
 
     @Override
     public String nativeSQL(String sql) throws SQLException {
-        return connection.nativeSQL(sql);
+        return lent().nativeSQL(sql);
     }
 
     @Override
     public void setAutoCommit(boolean autoCommit) throws SQLException {
-        connection.setAutoCommit(autoCommit);
+        lent().setAutoCommit(autoCommit);
     }
 
     @Override
     public boolean getAutoCommit() throws SQLException {
-        return connection.getAutoCommit();
+        return lent().getAutoCommit();
     }
 
     @Override
     public void commit() throws SQLException {
-        connection.commit();
+        lent().commit();
     }
 
     @Override
     public void rollback() throws SQLException {
-        connection.rollback();
+        lent().rollback();
     }
 
     @Override
     public DatabaseMetaData getMetaData() throws SQLException {
-        return connection.getMetaData();
+        return lent().getMetaData();
     }
 
     @Override
     public void setReadOnly(boolean readOnly) throws SQLException {
-        connection.setReadOnly(readOnly);
+        lent().setReadOnly(readOnly);
     }
 
     @Override
     public boolean isReadOnly() throws SQLException {
-        return connection.isReadOnly();
+        return lent().isReadOnly();
     }
 
     @Override
     public void setCatalog(String catalog) throws SQLException {
-        connection.setCatalog(catalog);
+        lent().setCatalog(catalog);
     }
 
     @Override
     public String getCatalog() throws SQLException {
-        return connection.getCatalog();
+        return lent().getCatalog();
     }
 
     @Override
     public void setTransactionIsolation(int level) throws SQLException {
-        connection.setTransactionIsolation(level);
+        lent().setTransactionIsolation(level);
     }
 
     @Override
     public int getTransactionIsolation() throws SQLException {
-        return connection.getTransactionIsolation();
+        return lent().getTransactionIsolation();
     }
 
     @Override
     public SQLWarning getWarnings() throws SQLException {
-        return connection.getWarnings();
+        return lent().getWarnings();
     }
 
     @Override
     public void clearWarnings() throws SQLException {
-        connection.clearWarnings();
+        lent().clearWarnings();
     }
 
     @Override
     public Statement createStatement(int resultSetType, int resultSetConcurrency) throws SQLException {
-        return connection.createStatement(resultSetType, resultSetConcurrency);
+        return lent().createStatement(resultSetType, resultSetConcurrency);
     }
 
     @Override
     public PreparedStatement prepareStatement(String sql, int resultSetType, int resultSetConcurrency) throws SQLException {
-        return connection.prepareStatement(sql, resultSetType, resultSetConcurrency);
+        return lent().prepareStatement(sql, resultSetType, resultSetConcurrency);
     }
 
     @Override
     public CallableStatement prepareCall(String sql, int resultSetType, int resultSetConcurrency) throws SQLException {
-        return connection.prepareCall(sql, resultSetType, resultSetConcurrency);
+        return lent().prepareCall(sql, resultSetType, resultSetConcurrency);
     }
 
     @Override
     public Map<String, Class<?>> getTypeMap() throws SQLException {
-        return connection.getTypeMap();
+        return lent().getTypeMap();
     }
 
     @Override
     public void setTypeMap(Map<String, Class<?>> map) throws SQLException {
-        connection.setTypeMap(map);
+        lent().setTypeMap(map);
     }
 
     @Override
     public void setHoldability(int holdability) throws SQLException {
-        connection.setHoldability(holdability);
+        lent().setHoldability(holdability);
     }
 
     @Override
     public int getHoldability() throws SQLException {
-        return connection.getHoldability();
+        return lent().getHoldability();
     }
 
     @Override
     public Savepoint setSavepoint() throws SQLException {
-        return connection.setSavepoint();
+        return lent().setSavepoint();
     }
 
     @Override
     public Savepoint setSavepoint(String name) throws SQLException {
-        return connection.setSavepoint(name);
+        return lent().setSavepoint(name);
     }
 
     @Override
     public void rollback(Savepoint savepoint) throws SQLException {
-        connection.rollback(savepoint);
+        lent().rollback(savepoint);
     }
 
     @Override
     public void releaseSavepoint(Savepoint savepoint) throws SQLException {
-        connection.releaseSavepoint(savepoint);
+        lent().releaseSavepoint(savepoint);
     }
 
     @Override
     public Statement createStatement(int resultSetType, int resultSetConcurrency, int resultSetHoldability) throws SQLException {
-        return connection.createStatement(resultSetType, resultSetConcurrency, resultSetHoldability);
+        return lent().createStatement(resultSetType, resultSetConcurrency, resultSetHoldability);
     }
 
     @Override
     public PreparedStatement prepareStatement(String sql, int resultSetType, int resultSetConcurrency, int resultSetHoldability) throws SQLException {
-        return connection.prepareStatement(sql, resultSetType, resultSetConcurrency, resultSetHoldability);
+        return lent().prepareStatement(sql, resultSetType, resultSetConcurrency, resultSetHoldability);
     }
 
     @Override
     public CallableStatement prepareCall(String sql, int resultSetType, int resultSetConcurrency, int resultSetHoldability) throws SQLException {
-        return connection.prepareCall(sql, resultSetType, resultSetConcurrency, resultSetHoldability);
+        return lent().prepareCall(sql, resultSetType, resultSetConcurrency, resultSetHoldability);
     }
 
     @Override
     public PreparedStatement prepareStatement(String sql, int autoGeneratedKeys) throws SQLException {
-        return connection.prepareStatement(sql, autoGeneratedKeys);
+        return lent().prepareStatement(sql, autoGeneratedKeys);
     }
 
     @Override
     public PreparedStatement prepareStatement(String sql, int[] columnIndexes) throws SQLException {
-        return connection.prepareStatement(sql, columnIndexes);
+        return lent().prepareStatement(sql, columnIndexes);
     }
 
     @Override
     public PreparedStatement prepareStatement(String sql, String[] columnNames) throws SQLException {
-        return connection.prepareStatement(sql, columnNames);
+        return lent().prepareStatement(sql, columnNames);
     }
 
     @Override
     public Clob createClob() throws SQLException {
-        return connection.createClob();
+        return lent().createClob();
     }
 
     @Override
     public Blob createBlob() throws SQLException {
-        return connection.createBlob();
+        return lent().createBlob();
     }
 
     @Override
     public NClob createNClob() throws SQLException {
-        return connection.createNClob();
+        return lent().createNClob();
     }
 
     @Override
     public SQLXML createSQLXML() throws SQLException {
-        return connection.createSQLXML();
+        return lent().createSQLXML();
     }
 
     @Override
     public boolean isValid(int timeout) throws SQLException {
-        return connection.isValid(timeout);
+        return lent().isValid(timeout);
     }
 
     @Override
     public void setClientInfo(String name, String value) throws SQLClientInfoException {
-        connection.setClientInfo(name, value);
+        lent().setClientInfo(name, value);
     }
 
     @Override
     public void setClientInfo(Properties properties) throws SQLClientInfoException {
-        connection.setClientInfo(properties);
+        lent().setClientInfo(properties);
     }
 
     @Override
     public String getClientInfo(String name) throws SQLException {
-        return connection.getClientInfo(name);
+        return lent().getClientInfo(name);
     }
 
     @Override
     public Properties getClientInfo() throws SQLException {
-        return connection.getClientInfo();
+        return lent().getClientInfo();
     }
 
     @Override
     public Array createArrayOf(String typeName, Object[] elements) throws SQLException {
-        return connection.createArrayOf(typeName, elements);
+        return lent().createArrayOf(typeName, elements);
     }
 
     @Override
     public Struct createStruct(String typeName, Object[] attributes) throws SQLException {
-        return connection.createStruct(typeName, attributes);
+        return lent().createStruct(typeName, attributes);
     }
 
     @Override
     public void setSchema(String schema) throws SQLException {
-        connection.setSchema(schema);
+        lent().setSchema(schema);
     }
 
     @Override
     public String getSchema() throws SQLException {
-        return connection.getSchema();
+        return lent().getSchema();
     }
 
     @Override
     public void setNetworkTimeout(Executor executor, int milliseconds) throws SQLException {
-        connection.setNetworkTimeout(executor, milliseconds);
+        lent().setNetworkTimeout(executor, milliseconds);
     }
 
     @Override
     public int getNetworkTimeout() throws SQLException {
-        return connection.getNetworkTimeout();
+        return lent().getNetworkTimeout();
     }
 
     @Override
     public void beginRequest() throws SQLException {
-        connection.beginRequest();
+        lent().beginRequest();
     }
 
     @Override
     public void endRequest() throws SQLException {
-        connection.endRequest();
+        lent().endRequest();
     }
 
     @Override
     public boolean setShardingKeyIfValid(ShardingKey shardingKey, ShardingKey superShardingKey, int timeout) throws SQLException {
-        return connection.setShardingKeyIfValid(shardingKey, superShardingKey, timeout);
+        return lent().setShardingKeyIfValid(shardingKey, superShardingKey, timeout);
     }
 
     @Override
     public boolean setShardingKeyIfValid(ShardingKey shardingKey, int timeout) throws SQLException {
-        return connection.setShardingKeyIfValid(shardingKey, timeout);
+        return lent().setShardingKeyIfValid(shardingKey, timeout);
     }
 
     @Override
     public void setShardingKey(ShardingKey shardingKey, ShardingKey superShardingKey) throws SQLException {
-        connection.setShardingKey(shardingKey, superShardingKey);
+        lent().setShardingKey(shardingKey, superShardingKey);
     }
 
     @Override
     public void setShardingKey(ShardingKey shardingKey) throws SQLException {
-        connection.setShardingKey(shardingKey);
+        lent().setShardingKey(shardingKey);
     }
 }

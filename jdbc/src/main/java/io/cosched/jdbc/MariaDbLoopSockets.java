@@ -31,7 +31,8 @@ public final class MariaDbLoopSockets extends ConfigurableSocketFactory {
     public void setConfiguration(Configuration conf, String host) {
         String loop = conf.nonMappedOptions().getProperty(LOOP_OPTION);
         // the driver hands on an option it does not know as written in the URL, still encoded
-        sockets = new LoopSocketFactory(loop == null ? null : URLDecoder.decode(loop, StandardCharsets.UTF_8));
+        sockets = loop == null ? new LoopSocketFactory()
+                : new LoopSocketFactory(URLDecoder.decode(loop, StandardCharsets.UTF_8));
     }
 
     @Override

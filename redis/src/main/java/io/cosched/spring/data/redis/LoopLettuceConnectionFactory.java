@@ -251,7 +251,10 @@ public class LoopLettuceConnectionFactory extends LettuceConnectionFactory {
      */
     @Nullable LettuceConnectionFactory factoryOfCaller() {
         LettuceConnectionFactory[] l = loops;
-        int loop = l == null ? -1 : io.currentLoop();
+        if (l == null) {
+            return null;
+        }
+        int loop = io.currentLoop();
         if (loop < 0) {
             return null;
         }

@@ -3,6 +3,7 @@ package io.cosched.spring.web.netty;
 import io.cosched.Internal;
 import io.cosched.IOManager;
 import io.netty.resolver.AddressResolverGroup;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.netty.Connection;
@@ -56,7 +57,8 @@ public final class LoopConnectionProvider implements ConnectionProvider {
 
     @Override
     public Mono<? extends Connection> acquire(TransportConfig config, ConnectionObserver connectionObserver,
-            Supplier<? extends SocketAddress> remoteAddress, AddressResolverGroup<?> resolverGroup) {
+            @Nullable Supplier<? extends SocketAddress> remoteAddress,
+            @Nullable AddressResolverGroup<?> resolverGroup) {
         // which pool is decided where the caller subscribes: for a blocking caller that is its own thread
         return Mono.<Connection>defer(() -> poolOfCaller().acquire(config, connectionObserver, remoteAddress, resolverGroup));
     }

@@ -50,8 +50,9 @@ final class ChunkedOutputStream extends OutputStream {
 
     @Override
     public void write(int b) throws IOException {
-        open().write((byte) b);
-        if (chunk.readableByteCount() == CHUNK) {
+        DataBuffer c = open();
+        c.write((byte) b);
+        if (c.readableByteCount() == CHUNK) {
             send();
         }
     }

@@ -125,7 +125,8 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
             return;
         }
         CoroutineRequests.Loop l = loop;
-        boolean onLoop = l == null || l.loop().inEventLoop();
+        int home = l == null || l.loop().inEventLoop() ? -1 : l.index(); // the connection's loop, when not on it
+        boolean onLoop = home < 0;
         if (onLoop) {
             armDeadline(); // on this loop's timers: it cannot fire before this method has returned
         }
@@ -137,7 +138,7 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
                 // back to the connection's loop: one hand-off, where the subscribing thread's loop
                 // (if any) would keep the coroutine and its I/O away from the connection for good
                 services.counts().countOffLoop();
-                started = services.admission().start(() -> services.io().spawnOn(l.index(), () -> {
+                started = services.admission().start(() -> services.io().spawnOn(home, () -> {
                     armDeadline(); // from the loop, as when Spring subscribes there
                     run();
                     return null;
@@ -365,6 +366,7 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
      * deadline no longer applies.
      */
     private void expire() {
+        Duration timeout = Objects.requireNonNull(policy.timeout(), "only a request with a timeout expires");
         int s;
         do {
             s = state;
@@ -375,8 +377,7 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
         } while (!STATE.compareAndSet(this, s, s | TERMINATED | EXPIRED));
         endedBy = Reason.REQUEST_TIMEOUT;
         services.counts().countTimedOut();
-        Duration timeout = policy.timeout();
-        WebEvents.timeout(exchange, timeout == null ? 0 : timeout.toNanos());
+        WebEvents.timeout(exchange, timeout.toNanos());
         interrupt();
         RequestTimeoutException timedOut = new RequestTimeoutException(timeout);
         ResponseStream<?> pending = stream;

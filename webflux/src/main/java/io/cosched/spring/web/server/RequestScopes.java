@@ -46,7 +46,7 @@ public final class RequestScopes implements ScopeHook {
     private static final boolean LOCALE = present("org.springframework.context.i18n.LocaleContextHolder");
 
     private final Supplier<ObservationRegistry> observations;
-    private final @Nullable ContextSnapshotFactory snapshots;
+    private final @Nullable ContextSnapshotFactory snapshots; // there when MICROMETER is
     // SecurityContextHolder set by this hook itself: only when no context-propagation accessor carries it already (Spring
     // Security registers one, SecurityContextHolderThreadLocalAccessor, which the snapshot then sets and resets)
     private final boolean carrySecurity;
@@ -72,7 +72,7 @@ public final class RequestScopes implements ScopeHook {
     @Override
     public Callable<Object> decorate(String scope, Callable<Object> task) {
         Callable<Object> observed = observed(scope, task);
-        Callable<Object> withSnapshot = MICROMETER ? withSnapshot(observed) : observed;
+        Callable<Object> withSnapshot = snapshots != null ? withSnapshot(snapshots, observed) : observed;
         Callable<Object> withSecurity = carrySecurity ? Security.carry(withSnapshot) : withSnapshot;
         Callable<Object> withLocale = LOCALE ? withLocale(withSecurity) : withSecurity;
         return SLF4J ? withMdc(withLocale) : withLocale;
@@ -93,7 +93,7 @@ public final class RequestScopes implements ScopeHook {
     }
 
     /** Every registered thread-local of the owner (the current observation among them) set around the subtask. */
-    private Callable<Object> withSnapshot(Callable<Object> task) {
+    private static Callable<Object> withSnapshot(ContextSnapshotFactory snapshots, Callable<Object> task) {
         if (!holdsAnyValue()) {
             return task; // an empty snapshot would set nothing: most forks of an application without tracing
         }

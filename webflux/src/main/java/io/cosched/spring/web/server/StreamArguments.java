@@ -1,6 +1,7 @@
 package io.cosched.spring.web.server;
 
 import io.cosched.spring.web.MultipartStream;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.MethodParameter;
 import org.springframework.http.codec.HttpMessageReader;
 import org.springframework.http.codec.multipart.PartEventHttpMessageReader;
@@ -22,7 +23,7 @@ final class StreamArguments implements HandlerMethodArgumentResolver {
 
     private final Supplier<List<HttpMessageReader<?>>> readers;
     private final StreamLimits detachedLimits;
-    private volatile PartEventHttpMessageReader parts;
+    private volatile @Nullable PartEventHttpMessageReader parts;
 
     StreamArguments(Supplier<List<HttpMessageReader<?>>> readers, StreamLimits detachedLimits) {
         this.readers = readers;

@@ -13,6 +13,8 @@ import org.springframework.web.server.ServerWebInputException;
 import org.springframework.web.server.WebExceptionHandler;
 import reactor.core.publisher.Mono;
 
+import java.util.Objects;
+
 /**
  * Gives a failure of a streamed request body the status Spring gives the same failure of a {@code @RequestBody},
  * whatever the handler wrapped it in: over one of Spring's limits 413 ({@link ContentTooLargeException}), malformed
@@ -40,7 +42,8 @@ final class StreamErrors implements WebExceptionHandler, Ordered {
                     return new ContentTooLargeException(read);
                 }
                 if (cause instanceof DecodingException) {
-                    return new ServerWebInputException(read.getMessage(), null, read);
+                    String reason = Objects.requireNonNull(read.getMessage(), "a BodyReadException has a message");
+                    return new ServerWebInputException(reason, null, read);
                 }
                 return null;
             }

@@ -72,11 +72,10 @@ final class StreamResultHandler extends AbstractMessageWriterResultHandler imple
             bodyParameter = bodyParameter.nested();
         }
         Object body = Objects.requireNonNull(value);
-        ResponseStream<?> stream = ResponseStreams.bound(exchange, body);
-        boolean own = stream == null;
-        if (own) {
-            stream = ResponseStreams.create(body, StreamRequest.detached(limits, response), exchange);
-        }
+        ResponseStream<?> bound = ResponseStreams.bound(exchange, body);
+        boolean own = bound == null;
+        ResponseStream<?> stream = bound != null
+                ? bound : ResponseStreams.create(body, StreamRequest.detached(limits, response), exchange);
         Mono<Void> write;
         try {
             write = body instanceof StreamingResponseBody ? writeBytes(exchange, stream) : writeElements(exchange, stream, bodyParameter);
@@ -85,9 +84,8 @@ final class StreamResultHandler extends AbstractMessageWriterResultHandler imple
             return Mono.error(notAcceptable);
         }
         if (own) {
-            ResponseStream<?> s = stream;
             // the producer starts when Spring subscribes to the write, not before: it could not send anyway
-            write = write.doOnSubscribe(subscription -> ResponseStreams.start(s, detached));
+            write = write.doOnSubscribe(subscription -> ResponseStreams.start(stream, detached));
         }
         return write;
     }

@@ -2,6 +2,7 @@ package io.cosched.spring.web.server;
 
 import io.cosched.spring.web.StreamClosedException;
 import io.cosched.spring.web.StreamClosedException.Reason;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
@@ -48,7 +49,7 @@ final class UnavailableResponses implements WebExceptionHandler, Ordered {
     }
 
     /** The problem-detail body of a 503 (RFC 9457); {@code detail} is cosched's own message, no user input. */
-    static String problem(String detail) {
+    static String problem(@Nullable String detail) {
         return "{\"type\":\"about:blank\",\"title\":\"Service Unavailable\",\"status\":503,\"detail\":\"" + detail + "\"}";
     }
 

@@ -52,8 +52,8 @@ final class WebEvents {
     @Description("A coroutine request answered 503 because cosched.web.max-in-flight were running")
     @StackTrace(false)
     static final class Shed extends Event {
-        @Label("Method") String method;
-        @Label("Path") String path;
+        @Label("Method") @Nullable String method; // null until set, as in an event that is not recorded
+        @Label("Path") @Nullable String path;
         @Label("Before WebFlux") @Description("answered in the connection's pipeline, before WebFlux saw it") boolean beforeWebFlux;
         @Label("In-Flight Limit") int limit;
         @Label("Not Recorded Before") @Description(NOT_RECORDED) long notRecordedBefore;
@@ -65,8 +65,8 @@ final class WebEvents {
     @Description("A coroutine request answered 503 after cosched.web.request-timeout; its handler is interrupted")
     @StackTrace(false)
     static final class Timeout extends Event {
-        @Label("Method") String method;
-        @Label("Path") String path;
+        @Label("Method") @Nullable String method; // null until set, as in an event that is not recorded
+        @Label("Path") @Nullable String path;
         @Label("Timeout") @Timespan(Timespan.NANOSECONDS) long timeout;
         @Label("Not Recorded Before") @Description(NOT_RECORDED) long notRecordedBefore;
     }
@@ -77,8 +77,8 @@ final class WebEvents {
     @Description("Spring cancelled a coroutine request before its handler finished: the client went away, or a filter gave up")
     @StackTrace(false)
     static final class Cancelled extends Event {
-        @Label("Method") String method;
-        @Label("Path") String path;
+        @Label("Method") @Nullable String method; // null until set, as in an event that is not recorded
+        @Label("Path") @Nullable String path;
         @Label("Age") @Description("since the request was admitted") @Timespan(Timespan.NANOSECONDS) long age;
         @Label("Handler Interrupted") boolean interrupted;
         @Label("Not Recorded Before") @Description(NOT_RECORDED) long notRecordedBefore;

@@ -37,7 +37,7 @@ final class LoopBoundDataSourcePostProcessor implements BeanPostProcessor {
         if (reason == null && manager == null) {
             reason = "there is no single IOManager bean";
         }
-        if (reason != null) {
+        if (reason != null || manager == null) {
             LOG.info("DataSource '" + beanName + "' is not on cosched's event loops: " + reason + ". Its connections "
                     + "use the JDK's sockets, whose waits a JDK poller thread ends (cosched puts a HikariCP pool for "
                     + "PostgreSQL, MariaDB or MySQL configured by URL on its event loops; docs/io.md)");

@@ -33,7 +33,7 @@ final class LoopLettuceConnectionFactoryPostProcessor implements BeanPostProcess
         IOManager manager = io.getIfUnique();
         String reason = manager == null ? "there is no single IOManager bean"
                 : LoopLettuceConnectionFactory.unsupportedReason(factory, manager);
-        if (reason != null) {
+        if (reason != null || manager == null) {
             LOG.info("Redis connection factory '" + beanName + "' is not on cosched's event loops: " + reason
                     + ". Its replies are read by Lettuce's own threads, which then resume the coroutines waiting for "
                     + "them (docs/io.md)");
