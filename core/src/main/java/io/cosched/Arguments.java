@@ -10,8 +10,7 @@ import java.time.Duration;
  */
 public final class Arguments {
 
-    private Arguments() {
-    }
+    private Arguments() {}
 
     /**
      * @return {@code value}
@@ -62,7 +61,8 @@ public final class Arguments {
             throw new NullPointerException(argument + ": null (expected: a duration)");
         }
         if (value.isNegative() || (positive && value.isZero())) {
-            throw new IllegalArgumentException(argument + ": " + value + (positive ? " (expected: > 0)" : " (expected: >= 0)"));
+            throw new IllegalArgumentException(
+                    argument + ": " + value + (positive ? " (expected: > 0)" : " (expected: >= 0)"));
         }
         return value;
     }

@@ -13,8 +13,8 @@ package io.cosched;
  *                      (see {@link SchedulerStats#localWakeups()})
  * @param remoteWakeups resumes of its coroutines that another thread asked for
  */
-public record CarrierStats(int index, String thread, State state, long queueDepth, int coroutines,
-        long localWakeups, long remoteWakeups) {
+public record CarrierStats(
+        int index, String thread, State state, long queueDepth, int coroutines, long localWakeups, long remoteWakeups) {
 
     /** What a carrier is doing. */
     public enum State {

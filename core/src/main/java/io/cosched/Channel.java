@@ -1,19 +1,17 @@
 package io.cosched;
 
-import org.jspecify.annotations.Nullable;
 import io.cosched.internal.CoroutineImpl;
 import io.cosched.internal.Durations;
 import io.cosched.internal.Waits;
-
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
 import java.util.Objects;
-import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A channel for handing items from coroutine to coroutine (or any threads). With capacity 0 it is
@@ -181,7 +179,7 @@ public final class Channel<T> implements Iterable<T> {
         try {
             CoroutineImpl<?> co = null;
             try {
-                for (;;) {
+                for (; ; ) {
                     T item = buffer.pollFirst();
                     if (item != null) {
                         Sender<T> waiting = senders.pollFirst();
@@ -262,7 +260,8 @@ public final class Channel<T> implements Iterable<T> {
                     return false;
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    CancellationException ce = new CancellationException("interrupted while waiting for a channel item");
+                    CancellationException ce =
+                            new CancellationException("interrupted while waiting for a channel item");
                     ce.initCause(e);
                     throw ce;
                 }
@@ -284,8 +283,8 @@ public final class Channel<T> implements Iterable<T> {
     public String toString() {
         lock.lock();
         try {
-            return "Channel[capacity=" + capacity + ", buffered=" + buffer.size() + ", waitingSenders="
-                    + senders.size() + (closed ? ", closed" : "") + "]";
+            return "Channel[capacity=" + capacity + ", buffered=" + buffer.size() + ", waitingSenders=" + senders.size()
+                    + (closed ? ", closed" : "") + "]";
         } finally {
             lock.unlock();
         }

@@ -1,9 +1,8 @@
 package io.cosched;
 
-import org.jspecify.annotations.Nullable;
-
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A handle to one coroutine: a virtual thread started by a {@link Scheduler}.
@@ -64,7 +63,8 @@ public interface Coroutine<T> {
     void attach(Object what);
 
     /** What {@link #attach} attached, or null. */
-    @Nullable Object attachment();
+    @Nullable
+    Object attachment();
 
     /**
      * Wakes it from {@link Coroutines#suspend()}. A resume that arrives before the suspend is kept

@@ -4,7 +4,6 @@ import io.cosched.internal.Carrier;
 import io.cosched.internal.ComputePool;
 import io.cosched.internal.CoroutineImpl;
 import io.cosched.internal.Waits;
-
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -19,8 +18,7 @@ import java.util.concurrent.Executor;
  */
 public final class Coroutines {
 
-    private Coroutines() {
-    }
+    private Coroutines() {}
 
     /** The coroutine the caller runs in, if any. */
     public static Optional<Coroutine<?>> current() {

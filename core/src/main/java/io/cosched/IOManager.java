@@ -4,7 +4,6 @@ import io.cosched.internal.IoRuntime;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
-
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;

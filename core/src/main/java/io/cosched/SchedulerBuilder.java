@@ -2,7 +2,6 @@ package io.cosched;
 
 import io.cosched.internal.Durations;
 import io.cosched.internal.RuntimeSettings;
-
 import java.time.Duration;
 import java.util.Objects;
 
@@ -104,8 +103,16 @@ abstract sealed class SchedulerBuilder<B extends SchedulerBuilder<B>> permits IO
         Arguments.nonNegative("stallThreshold", stallThreshold);
         Arguments.nonNegative("stallWarmUp", stallWarmUp);
         Objects.requireNonNull(scopeHook, "scopeHook: null (expected: a hook, or ScopeHook.NONE)");
-        return new RuntimeSettings(name, threads, daemon, requireCarrierMode,
-                Durations.toNanos("stallThreshold", stallThreshold, false), trackCoroutines, transport, useCaller,
-                scopeHook, Durations.toNanos("stallWarmUp", stallWarmUp, false));
+        return new RuntimeSettings(
+                name,
+                threads,
+                daemon,
+                requireCarrierMode,
+                Durations.toNanos("stallThreshold", stallThreshold, false),
+                trackCoroutines,
+                transport,
+                useCaller,
+                scopeHook,
+                Durations.toNanos("stallWarmUp", stallWarmUp, false));
     }
 }

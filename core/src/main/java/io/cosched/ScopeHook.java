@@ -1,8 +1,8 @@
 package io.cosched;
 
-import org.jspecify.annotations.Nullable;
 import java.time.Duration;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a framework adds to the {@link TaskScope}s opened on a scheduler's coroutines: the time the owner has left,
@@ -16,8 +16,7 @@ import java.util.concurrent.Callable;
 public interface ScopeHook {
 
     /** The hook of a scheduler that was given none: no deadline, no context. */
-    ScopeHook NONE = new ScopeHook() {
-    };
+    ScopeHook NONE = new ScopeHook() {};
 
     /**
      * The time the calling code has left (a request's remaining timeout, say), or null when it has no deadline.

@@ -1,12 +1,10 @@
 package io.cosched;
 
-import org.jspecify.annotations.Nullable;
 import io.cosched.internal.ComputePool;
 import io.cosched.internal.CoroutineImpl;
 import io.cosched.internal.CoroutineRuntime;
 import io.cosched.internal.Deadline;
 import io.cosched.internal.JfrEvents;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -17,6 +15,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Structured fan-out for a coroutine: open a scope, {@link #fork} subtasks, {@link #join} them under a policy (a
@@ -244,24 +243,26 @@ public final class TaskScope<T, R> implements AutoCloseable {
     private final Config config;
     private final Thread owner = Thread.currentThread();
     private final long openedAt = System.nanoTime();
-    private final @Nullable CoroutineImpl<?> ownerCoroutine;  // null: the owner is a plain thread
-    private final CoroutineRuntime home;            // whose hook and counters serve this scope
-    private final @Nullable Duration timeout;                 // the config's, else what the owner had left; null: none
+    private final @Nullable CoroutineImpl<?> ownerCoroutine; // null: the owner is a plain thread
+    private final CoroutineRuntime home; // whose hook and counters serve this scope
+    private final @Nullable Duration timeout; // the config's, else what the owner had left; null: none
     private final Runnable onOwnerInterrupt = () -> cancel(Cancel.OWNER_INTERRUPTED);
     private final List<Fork<? extends T>> forks = new CopyOnWriteArrayList<>(); // few per scope; read by cancels
     private final AtomicInteger running = new AtomicInteger();
     private volatile @Nullable Cancel cancelledBy; // why it was cancelled; null while it is not
-    private boolean joined;  // owner only
-    private boolean closed;  // owner only
+    private boolean joined; // owner only
+    private boolean closed; // owner only
 
     private TaskScope(Joiner<? super T, ? extends R> joiner, Config config) {
         this.joiner = joiner;
         this.config = config;
         this.ownerCoroutine = CoroutineImpl.currentContext();
         // outside a coroutine: the IOManager Coroutines.go uses, where same-loop subtasks go
-        this.home = ownerCoroutine != null ? ownerCoroutine.scheduler() : (CoroutineRuntime) IOManager.defaultInstance();
+        this.home =
+                ownerCoroutine != null ? ownerCoroutine.scheduler() : (CoroutineRuntime) IOManager.defaultInstance();
         Duration left = config.timeout() == null ? home.scopeHook().remainingTime() : null;
-        this.timeout = config.timeout() != null ? config.timeout() : left == null || !left.isNegative() ? left : Duration.ZERO;
+        this.timeout =
+                config.timeout() != null ? config.timeout() : left == null || !left.isNegative() ? left : Duration.ZERO;
         if (ownerCoroutine != null) {
             ownerCoroutine.addInterruptAction(onOwnerInterrupt);
         }
@@ -280,7 +281,8 @@ public final class TaskScope<T, R> implements AutoCloseable {
     /** A scope with {@code joiner}'s policy, configured from the defaults ({@code c -> c.withTimeout(...)}). */
     public static <T, R> TaskScope<T, R> open(Joiner<? super T, ? extends R> joiner, UnaryOperator<Config> configure) {
         Objects.requireNonNull(joiner, "joiner: null (expected: a policy, e.g. Joiner.awaitAllSuccessfulOrThrow())");
-        return new TaskScope<>(joiner, Objects.requireNonNull(configure.apply(Config.DEFAULT), "configure: returned null"));
+        return new TaskScope<>(
+                joiner, Objects.requireNonNull(configure.apply(Config.DEFAULT), "configure: returned null"));
     }
 
     /** Forks {@code task} where the scope's {@link Config#placement()} says. */
@@ -367,7 +369,9 @@ public final class TaskScope<T, R> implements AutoCloseable {
             throw new InterruptedException("scope '" + config.name() + "': interrupted while joining");
         }
         if (cancelledBy == Cancel.DEADLINE) {
-            throw new TimeoutException(config.name(), Objects.requireNonNull(timeout, "a scope cancelled by its deadline has one"),
+            throw new TimeoutException(
+                    config.name(),
+                    Objects.requireNonNull(timeout, "a scope cancelled by its deadline has one"),
                     config.timeout() == null);
         }
         try {
@@ -448,7 +452,8 @@ public final class TaskScope<T, R> implements AutoCloseable {
         boolean cancelledOne = f.state == Subtask.State.UNAVAILABLE || f.failedAfterCancel;
         home.forkEnded(f.state == Subtask.State.FAILED, cancelledOne);
         if (cancelledOne && cancel != null) {
-            JfrEvents.forkCancelled(config.name(), ownerName(), cancel.label, f.startedAt == 0 ? 0 : System.nanoTime() - f.startedAt);
+            JfrEvents.forkCancelled(
+                    config.name(), ownerName(), cancel.label, f.startedAt == 0 ? 0 : System.nanoTime() - f.startedAt);
         }
         if (f.state != Subtask.State.UNAVAILABLE && joiner.onComplete(f)) {
             cancel(Cancel.POLICY);
@@ -501,7 +506,8 @@ public final class TaskScope<T, R> implements AutoCloseable {
         private @Nullable U value;
         private volatile @Nullable Throwable failure;
         private volatile boolean failedAfterCancel;
-        private volatile @Nullable Object runner; // its Coroutine, or its compute thread while it runs; guarded by this for threads
+        private volatile @Nullable Object
+                runner; // its Coroutine, or its compute thread while it runs; guarded by this for threads
 
         Fork(Callable<Object> task) {
             this.task = task;
@@ -556,10 +562,13 @@ public final class TaskScope<T, R> implements AutoCloseable {
         }
 
         @Override
-        @SuppressWarnings("NullAway") // null when the task returned null: U's own nullness, which NullAway's standard mode does not track
+        @SuppressWarnings(
+                "NullAway") // null when the task returned null: U's own nullness, which NullAway's standard mode does
+        // not track
         public U get() {
             if (state != Subtask.State.SUCCESS) {
-                throw new IllegalStateException("subtask of scope '" + config.name() + "' is " + state + " (expected: SUCCESS)");
+                throw new IllegalStateException(
+                        "subtask of scope '" + config.name() + "' is " + state + " (expected: SUCCESS)");
             }
             return value;
         }
@@ -567,7 +576,8 @@ public final class TaskScope<T, R> implements AutoCloseable {
         @Override
         public Throwable exception() {
             if (state != Subtask.State.FAILED) {
-                throw new IllegalStateException("subtask of scope '" + config.name() + "' is " + state + " (expected: FAILED)");
+                throw new IllegalStateException(
+                        "subtask of scope '" + config.name() + "' is " + state + " (expected: FAILED)");
             }
             return Objects.requireNonNull(failure, "a FAILED subtask has its failure");
         }
@@ -608,6 +618,7 @@ public final class TaskScope<T, R> implements AutoCloseable {
     @Override
     public String toString() {
         Cancel why = cancelledBy;
-        return "TaskScope[" + config.name() + ", running " + running.get() + (why != null ? ", cancelled: " + why.label : "") + "]";
+        return "TaskScope[" + config.name() + ", running " + running.get()
+                + (why != null ? ", cancelled: " + why.label : "") + "]";
     }
 }

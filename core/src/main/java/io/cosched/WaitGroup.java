@@ -3,7 +3,6 @@ package io.cosched;
 import io.cosched.internal.CoroutineImpl;
 import io.cosched.internal.Durations;
 import io.cosched.internal.Waits;
-
 import java.time.Duration;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -27,8 +26,7 @@ public final class WaitGroup {
     private final Condition zero = lock.newCondition();
     private long count;
 
-    public WaitGroup() {
-    }
+    public WaitGroup() {}
 
     /** A group that starts with {@code count} pending members. */
     public WaitGroup(int count) {
@@ -45,8 +43,8 @@ public final class WaitGroup {
         try {
             long next = count + delta;
             if (next < 0) {
-                throw new IllegalStateException("WaitGroup counter: " + next
-                        + " (expected: >= 0; done() was called more often than add())");
+                throw new IllegalStateException(
+                        "WaitGroup counter: " + next + " (expected: >= 0; done() was called more often than add())");
             }
             count = next;
             if (next == 0) {

@@ -1,9 +1,8 @@
 package io.cosched;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
+import static io.cosched.TestSupport.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -11,10 +10,10 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
-
-import static io.cosched.TestSupport.eventually;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 @Timeout(60)
 class ChannelTest {
@@ -65,7 +64,9 @@ class ChannelTest {
         blocked.join();
         assertThat(ch.receive()).isEqualTo(2);
         assertThat(ch.receive()).isEqualTo(3);
-        assertThat(ch.receive(Duration.ofMillis(10))).as("empty: times out with null").isNull();
+        assertThat(ch.receive(Duration.ofMillis(10)))
+                .as("empty: times out with null")
+                .isNull();
     }
 
     @Test
@@ -77,11 +78,14 @@ class ChannelTest {
             ch.send("c");
             return null;
         });
-        eventually(Duration.ofSeconds(5), () -> waitingSender.state() == CoroutineState.WAITING, waitingSender::toString);
+        eventually(
+                Duration.ofSeconds(5), () -> waitingSender.state() == CoroutineState.WAITING, waitingSender::toString);
         ch.close();
         ch.close();
-        assertThatThrownBy(waitingSender::join).isInstanceOf(ExecutionException.class)
-                .cause().isInstanceOf(ChannelClosedException.class);
+        assertThatThrownBy(waitingSender::join)
+                .isInstanceOf(ExecutionException.class)
+                .cause()
+                .isInstanceOf(ChannelClosedException.class);
         assertThatThrownBy(() -> ch.send("d")).isInstanceOf(ChannelClosedException.class);
         assertThat(ch.receive()).isEqualTo("a");
         assertThat(ch.receive()).isEqualTo("b");

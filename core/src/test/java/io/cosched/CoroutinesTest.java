@@ -1,10 +1,9 @@
 package io.cosched;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
+import static io.cosched.TestSupport.carrierName;
+import static io.cosched.TestSupport.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -18,11 +17,11 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
-
-import static io.cosched.TestSupport.carrierName;
-import static io.cosched.TestSupport.eventually;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 @Timeout(60)
 class CoroutinesTest {
@@ -78,7 +77,10 @@ class CoroutinesTest {
         assertThat(sleeper.cancel()).isTrue();
         assertThat(sleeper.state()).isEqualTo(CoroutineState.CANCELLED);
         assertThatThrownBy(sleeper::join).isInstanceOf(CancellationException.class);
-        eventually(Duration.ofSeconds(5), () -> io.stats().coroutines() == 0, () -> io.stats().toString());
+        eventually(
+                Duration.ofSeconds(5),
+                () -> io.stats().coroutines() == 0,
+                () -> io.stats().toString());
         assertThat(io.stats().sleeping()).isZero();
         assertThat(io.timers().pending()).as("the wake-up timer was cancelled").isZero();
         assertThat(sleeper.cancel()).as("second cancel").isFalse();
@@ -90,7 +92,8 @@ class CoroutinesTest {
         Coroutines.sleep(Duration.ofMillis(20));
         assertThat(System.nanoTime() - t0).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(20));
         assertThatThrownBy(() -> Coroutines.sleep(Duration.ofMillis(-1)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("duration: PT-0.001S (expected: >= 0)");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("duration: PT-0.001S (expected: >= 0)");
     }
 
     @Test
@@ -111,14 +114,19 @@ class CoroutinesTest {
 
     @Test
     void awaitReturnsTheValueOrRethrowsTheFailure() throws Exception {
-        assertThat(io.spawn(() -> Coroutines.await(CompletableFuture.completedFuture(7))).join()).isEqualTo(7);
+        assertThat(io.spawn(() -> Coroutines.await(CompletableFuture.completedFuture(7)))
+                        .join())
+                .isEqualTo(7);
         CompletableFuture<Integer> failing = CompletableFuture.supplyAsync(() -> {
             throw new IllegalArgumentException("bad");
         });
         assertThatThrownBy(() -> io.spawn(() -> Coroutines.await(failing)).join())
                 .isInstanceOf(ExecutionException.class)
-                .cause().isInstanceOf(CompletionException.class)
-                .cause().isInstanceOf(IllegalArgumentException.class).hasMessage("bad");
+                .cause()
+                .isInstanceOf(CompletionException.class)
+                .cause()
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("bad");
     }
 
     @Test
@@ -128,14 +136,16 @@ class CoroutinesTest {
             Coroutines.await(never, Duration.ofMillis(30));
             return null;
         });
-        assertThatThrownBy(c::join).cause()
+        assertThatThrownBy(c::join)
+                .cause()
                 .isInstanceOf(AwaitTimeoutException.class)
                 .hasCauseInstanceOf(TimeoutException.class)
                 .hasMessageContaining("await timed out after PT0.03S");
         assertThat(never).as("not cancelled: await does not own it").isNotDone();
         assertThat(io.timers().pending()).isZero();
         // the same from a plain thread
-        assertThatThrownBy(() -> Coroutines.await(never, Duration.ofMillis(10))).isInstanceOf(AwaitTimeoutException.class);
+        assertThatThrownBy(() -> Coroutines.await(never, Duration.ofMillis(10)))
+                .isInstanceOf(AwaitTimeoutException.class);
     }
 
     @Test
@@ -150,7 +160,10 @@ class CoroutinesTest {
             }
             return null;
         });
-        eventually(Duration.ofSeconds(5), () -> io.stats().waiting() == 1, () -> io.stats().toString());
+        eventually(
+                Duration.ofSeconds(5),
+                () -> io.stats().waiting() == 1,
+                () -> io.stats().toString());
         c.cancel();
         assertThat(interrupted.await(10, TimeUnit.SECONDS)).isTrue();
         assertThat(never).isNotDone();
@@ -176,8 +189,13 @@ class CoroutinesTest {
     @Test
     void computeRethrowsWhatTheWorkThrew() {
         assertThatThrownBy(() -> io.spawn(() -> Coroutines.compute(() -> {
-            throw new IOException("disk");
-        })).join()).cause().isInstanceOf(CompletionException.class).cause().isInstanceOf(IOException.class);
+                            throw new IOException("disk");
+                        }))
+                        .join())
+                .cause()
+                .isInstanceOf(CompletionException.class)
+                .cause()
+                .isInstanceOf(IOException.class);
     }
 
     @Test
@@ -224,7 +242,8 @@ class CoroutinesTest {
 
     @Test
     void suspendOutsideACoroutineIsRefused() {
-        assertThatThrownBy(Coroutines::suspend).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(Coroutines::suspend)
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("suspend() called outside a coroutine");
     }
 
@@ -246,7 +265,9 @@ class CoroutinesTest {
             order.add("b2");
             return null;
         });
-        eventually(Duration.ofSeconds(5), () -> a.state() == CoroutineState.WAITING && b.state() == CoroutineState.WAITING,
+        eventually(
+                Duration.ofSeconds(5),
+                () -> a.state() == CoroutineState.WAITING && b.state() == CoroutineState.WAITING,
                 () -> a + " " + b);
         // resumed together from the loop thread, so both steps are queued before either runs
         io.eventLoopGroup().iterator().next().execute(() -> {
@@ -277,7 +298,10 @@ class CoroutinesTest {
         Coroutine<Object> c = io.spawn(() -> {
             throw new IllegalStateException("nope");
         });
-        assertThatThrownBy(c::join).isInstanceOf(ExecutionException.class).cause().hasMessage("nope");
+        assertThatThrownBy(c::join)
+                .isInstanceOf(ExecutionException.class)
+                .cause()
+                .hasMessage("nope");
         assertThat(c.state()).isEqualTo(CoroutineState.FAILED);
     }
 }

@@ -1,9 +1,8 @@
 package io.cosched;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
+import static io.cosched.TestSupport.carrierName;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.List;
@@ -11,10 +10,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import static io.cosched.TestSupport.carrierName;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 @Timeout(120)
 class IOManagerTest {
@@ -48,7 +47,9 @@ class IOManagerTest {
         String carrier = io.spawn(TestSupport::carrierName).join();
         assertThat(carrier).matches("test-io-[01]");
         // and the carrier really is the loop: a task on that loop runs on the same thread
-        String loopThread = io.eventLoopGroup().submit(() -> Thread.currentThread().getName()).get();
+        String loopThread = io.eventLoopGroup()
+                .submit(() -> Thread.currentThread().getName())
+                .get();
         assertThat(loopThread).matches("test-io-[01]");
         assertThat(io.spawn(() -> Thread.currentThread().isVirtual()).join()).isTrue();
     }
@@ -59,13 +60,14 @@ class IOManagerTest {
         start(2);
         for (int loop = 0; loop < 2; loop++) {
             List<String> seen = io.spawnOn(loop, () -> {
-                String parent = carrierName();
-                String child = io.spawn(TestSupport::carrierName).join();
-                String[] viaGo = new String[1];
-                Coroutines.go(() -> viaGo[0] = carrierName()).join();
-                Coroutines.sleep(Duration.ofMillis(1)); // and after parking, back on the same loop
-                return List.of(parent, child, viaGo[0], carrierName());
-            }).join();
+                        String parent = carrierName();
+                        String child = io.spawn(TestSupport::carrierName).join();
+                        String[] viaGo = new String[1];
+                        Coroutines.go(() -> viaGo[0] = carrierName()).join();
+                        Coroutines.sleep(Duration.ofMillis(1)); // and after parking, back on the same loop
+                        return List.of(parent, child, viaGo[0], carrierName());
+                    })
+                    .join();
             assertThat(seen).containsOnly("test-io-" + loop);
         }
     }
@@ -112,7 +114,10 @@ class IOManagerTest {
         assertThat(failures).hasValue(0);
         // two loops, yet tens of thousands asleep at once: they parked instead of holding a thread
         assertThat(maxInFlight.get()).isGreaterThan(10_000);
-        TestSupport.eventually(Duration.ofSeconds(10), () -> io.stats().coroutines() == 0, () -> io.stats().toString());
+        TestSupport.eventually(
+                Duration.ofSeconds(10),
+                () -> io.stats().coroutines() == 0,
+                () -> io.stats().toString());
         assertThat(io.stats().completedTasks()).isEqualTo(n);
     }
 
@@ -133,10 +138,12 @@ class IOManagerTest {
                 .hasMessage("scheduler 'fresh' is NEW (call start() first)");
         fresh.start();
         assertThat(fresh.stop(Duration.ofSeconds(5))).isTrue();
-        assertThatThrownBy(() -> fresh.execute(() -> { }))
+        assertThatThrownBy(() -> fresh.execute(() -> {}))
                 .isInstanceOf(RejectedExecutionException.class)
                 .hasMessage("scheduler 'fresh' is STOPPED (it accepts no new coroutines)");
-        assertThatThrownBy(fresh::start).isInstanceOf(IllegalStateException.class).hasMessageContaining("cannot be restarted");
+        assertThatThrownBy(fresh::start)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("cannot be restarted");
     }
 
     @Test
@@ -166,8 +173,10 @@ class IOManagerTest {
             Coroutines.sleep(Duration.ofMillis(300)); // its wake-up timer outlives the loop
             return "woke after stop";
         });
-        TestSupport.eventually(Duration.ofSeconds(5),
-                () -> io.stats().sleeping() == 1 && parked.state() != CoroutineState.READY, () -> io.stats().toString());
+        TestSupport.eventually(
+                Duration.ofSeconds(5),
+                () -> io.stats().sleeping() == 1 && parked.state() != CoroutineState.READY,
+                () -> io.stats().toString());
         assertThat(io.stop(Duration.ofMillis(50))).as("not drained").isFalse();
         assertThat(io.stats().coroutines()).isEqualTo(2);
         release.countDown();
@@ -183,18 +192,23 @@ class IOManagerTest {
             io.stop(Duration.ofSeconds(1));
             return null;
         });
-        assertThatThrownBy(inside::join).hasCauseInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(inside::join)
+                .hasCauseInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("stop() called from inside scheduler 'test-io'");
     }
 
     @Test
     void anEpollRequestOnAMachineWithoutItFailsWithATypedExceptionAndAutoFallsBackToNio() throws Exception {
-        TestSupport.Forked run = TestSupport.fork(NoNativeProgram.class,
-                List.of("-Dio.netty.transport.noNative=true", "--enable-native-access=ALL-UNNAMED",
-                        "--add-opens", "java.base/java.lang=ALL-UNNAMED"), Duration.ofSeconds(60));
+        TestSupport.Forked run = TestSupport.fork(
+                NoNativeProgram.class,
+                List.of(
+                        "-Dio.netty.transport.noNative=true", "--enable-native-access=ALL-UNNAMED",
+                        "--add-opens", "java.base/java.lang=ALL-UNNAMED"),
+                Duration.ofSeconds(60));
         assertThat(run.exitCode()).as(run.output()).isZero();
         assertThat(run.output())
-                .contains("TransportUnavailableException: transport: EPOLL requested, but Netty's native epoll transport is unavailable")
+                .contains(
+                        "TransportUnavailableException: transport: EPOLL requested, but Netty's native epoll transport is unavailable")
                 .contains("auto=NIO ran=true");
     }
 
@@ -209,7 +223,8 @@ class IOManagerTest {
             }
             try (IOManager io = IOManager.builder().threads(1).build()) {
                 io.start();
-                System.out.println("auto=" + io.transport() + " ran=" + io.spawn(() -> true).join());
+                System.out.println("auto=" + io.transport() + " ran="
+                        + io.spawn(() -> true).join());
             }
         }
     }
@@ -222,13 +237,19 @@ class IOManagerTest {
             assertThat(io.isCurrent()).isFalse();
             assertThat(io.spawn(io::isCurrent).join()).isTrue();
             assertThat(other.spawn(io::isCurrent).join()).isFalse();
-            assertThat(io.eventLoopGroup().submit(io::isCurrent).get()).as("on its loop thread").isTrue();
+            assertThat(io.eventLoopGroup().submit(io::isCurrent).get())
+                    .as("on its loop thread")
+                    .isTrue();
             // a virtual thread started inside a coroutine shares its scheduler (the JDK hands it down)
             assertThat(io.spawn(() -> {
-                boolean[] inner = new boolean[1];
-                Thread.ofVirtual().start(() -> inner[0] = io.isCurrent()).join();
-                return inner[0];
-            }).join()).isEqualTo(TestSupport.carrierMode());
+                                boolean[] inner = new boolean[1];
+                                Thread.ofVirtual()
+                                        .start(() -> inner[0] = io.isCurrent())
+                                        .join();
+                                return inner[0];
+                            })
+                            .join())
+                    .isEqualTo(TestSupport.carrierMode());
         }
     }
 
@@ -240,7 +261,10 @@ class IOManagerTest {
             release.await();
             return null;
         });
-        TestSupport.eventually(Duration.ofSeconds(5), () -> io.stats().coroutines() == 1, () -> io.stats().toString());
+        TestSupport.eventually(
+                Duration.ofSeconds(5),
+                () -> io.stats().coroutines() == 1,
+                () -> io.stats().toString());
         assertThat(io.stop(Duration.ofMillis(20))).isFalse();
         long t0 = System.nanoTime();
         assertThat(io.stop(Duration.ofSeconds(30))).isFalse();

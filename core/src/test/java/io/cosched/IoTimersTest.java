@@ -1,10 +1,7 @@
 package io.cosched;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.List;
@@ -13,9 +10,11 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Timers on real event loops. Outcomes are awaited through latches; "never fired" is shown by a
@@ -57,14 +56,15 @@ class IoTimersTest {
         CountDownLatch later = new CountDownLatch(1);
         // from inside a coroutine bound to loop 0, so both timers live on that loop
         io.spawnOn(0, () -> {
-            Timer doomed = io.timers().addTimer(Duration.ofMillis(20), () -> fired.add("cancelled"));
-            io.timers().addTimer(Duration.ofMillis(60), () -> {
-                fired.add("later");
-                later.countDown();
-            });
-            assertThat(doomed.cancel()).isTrue();
-            return null;
-        }).join();
+                    Timer doomed = io.timers().addTimer(Duration.ofMillis(20), () -> fired.add("cancelled"));
+                    io.timers().addTimer(Duration.ofMillis(60), () -> {
+                        fired.add("later");
+                        later.countDown();
+                    });
+                    assertThat(doomed.cancel()).isTrue();
+                    return null;
+                })
+                .join();
         assertThat(later.await(10, TimeUnit.SECONDS)).isTrue();
         assertThat(fired).containsExactly("later");
     }
@@ -116,14 +116,24 @@ class IoTimersTest {
         List<String> order = new CopyOnWriteArrayList<>();
         CountDownLatch done = new CountDownLatch(2);
         io.spawnOn(1, () -> {
-            Timer c = io.timers().addTimer(Duration.ofSeconds(30), () -> { order.add("c"); done.countDown(); });
-            io.timers().addTimer(Duration.ofSeconds(20), () -> { order.add("b"); done.countDown(); });
-            Timer a = io.timers().addTimer(Duration.ofSeconds(25), () -> { order.add("a"); done.countDown(); });
-            // nothing is due within 20 s until these two lines ran; b stays where it was
-            assertThat(c.reset(Duration.ofMillis(20), false)).isTrue(); // c: 20 ms after it was added
-            assertThat(a.reset(Duration.ofMillis(100), true)).isTrue(); // a: 100 ms from now
-            return null;
-        }).join();
+                    Timer c = io.timers().addTimer(Duration.ofSeconds(30), () -> {
+                        order.add("c");
+                        done.countDown();
+                    });
+                    io.timers().addTimer(Duration.ofSeconds(20), () -> {
+                        order.add("b");
+                        done.countDown();
+                    });
+                    Timer a = io.timers().addTimer(Duration.ofSeconds(25), () -> {
+                        order.add("a");
+                        done.countDown();
+                    });
+                    // nothing is due within 20 s until these two lines ran; b stays where it was
+                    assertThat(c.reset(Duration.ofMillis(20), false)).isTrue(); // c: 20 ms after it was added
+                    assertThat(a.reset(Duration.ofMillis(100), true)).isTrue(); // a: 100 ms from now
+                    return null;
+                })
+                .join();
         assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
         assertThat(order).containsExactly("c", "a"); // both moved before b, which has not fired
     }
@@ -132,9 +142,15 @@ class IoTimersTest {
     void timersAddedFromAPlainThreadAreMovedByOtherThreadsToo() throws Exception {
         List<String> order = new CopyOnWriteArrayList<>();
         CountDownLatch done = new CountDownLatch(2);
-        Timer slow = io.timers().addTimer(Duration.ofMillis(500), () -> { order.add("refreshed"); done.countDown(); });
+        Timer slow = io.timers().addTimer(Duration.ofMillis(500), () -> {
+            order.add("refreshed");
+            done.countDown();
+        });
         Thread.ofPlatform().start(() -> slow.reset(Duration.ofMillis(1), true)).join();
-        io.timers().addTimer(Duration.ofSeconds(1), () -> { order.add("last"); done.countDown(); });
+        io.timers().addTimer(Duration.ofSeconds(1), () -> {
+            order.add("last");
+            done.countDown();
+        });
         assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
         assertThat(order).containsExactly("refreshed", "last");
     }
@@ -145,10 +161,13 @@ class IoTimersTest {
         for (int loop = 0; loop < 2; loop++) {
             CountDownLatch fired = new CountDownLatch(1);
             String[] where = new String[1];
-            io.spawnOn(loop, () -> io.timers().addTimer(Duration.ofMillis(1), () -> {
-                where[0] = Thread.currentThread().getName();
-                fired.countDown();
-            })).join();
+            io.spawnOn(
+                            loop,
+                            () -> io.timers().addTimer(Duration.ofMillis(1), () -> {
+                                where[0] = Thread.currentThread().getName();
+                                fired.countDown();
+                            }))
+                    .join();
             assertThat(fired.await(10, TimeUnit.SECONDS)).isTrue();
             assertThat(where[0]).isEqualTo("timers-" + loop);
         }
@@ -177,24 +196,28 @@ class IoTimersTest {
 
     @Test
     void badArgumentsNameTheArgumentAndTheRule() {
-        assertThatThrownBy(() -> io.timers().addTimer(Duration.ofMillis(-5), () -> { }))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("delay: PT-0.005S (expected: >= 0)");
-        assertThatThrownBy(() -> io.timers().addRecurringTimer(Duration.ZERO, () -> { }))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("period: PT0S (expected: > 0)");
+        assertThatThrownBy(() -> io.timers().addTimer(Duration.ofMillis(-5), () -> {}))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("delay: PT-0.005S (expected: >= 0)");
+        assertThatThrownBy(() -> io.timers().addRecurringTimer(Duration.ZERO, () -> {}))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("period: PT0S (expected: > 0)");
         assertThatThrownBy(() -> io.timers().addTimer(Duration.ofMillis(1), null))
-                .isInstanceOf(NullPointerException.class).hasMessageContaining("task: null");
-        assertThatThrownBy(() -> io.timers().addConditionTimer(Duration.ofMillis(1), () -> { }, null))
-                .isInstanceOf(NullPointerException.class).hasMessageContaining("condition: null");
+                .isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("task: null");
+        assertThatThrownBy(() -> io.timers().addConditionTimer(Duration.ofMillis(1), () -> {}, null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("condition: null");
     }
 
     @Test
     void aStoppedIOManagerTakesNoTimersAndCancelsPendingOnes() {
-        Timer pendingAtStop = io.timers().addTimer(Duration.ofHours(1), () -> { });
+        Timer pendingAtStop = io.timers().addTimer(Duration.ofHours(1), () -> {});
         assertThat(io.timers().pending()).isEqualTo(1);
         assertThat(io.stop(Duration.ofSeconds(5))).isTrue();
         assertThat(io.timers().pending()).isZero();
         assertThat(pendingAtStop.cancel()).as("already cancelled by stop").isFalse();
-        assertThatThrownBy(() -> io.timers().addTimer(Duration.ofMillis(1), () -> { }))
+        assertThatThrownBy(() -> io.timers().addTimer(Duration.ofMillis(1), () -> {}))
                 .isInstanceOf(RejectedExecutionException.class)
                 .hasMessageContaining("scheduler 'timers' is STOPPED");
         io = null;

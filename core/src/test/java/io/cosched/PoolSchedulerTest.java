@@ -1,11 +1,11 @@
 package io.cosched;
 
-import io.cosched.internal.PoolRuntime;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
+import static io.cosched.TestSupport.carrierName;
+import static io.cosched.TestSupport.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.cosched.internal.PoolRuntime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,11 +14,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import static io.cosched.TestSupport.carrierName;
-import static io.cosched.TestSupport.eventually;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 @Timeout(120)
 class PoolSchedulerTest {
@@ -78,10 +77,13 @@ class PoolSchedulerTest {
     void withUseCallerTheThreadCallingStopDrainsTheQueueAsTheLastCarrier() throws Exception {
         pool = PoolScheduler.builder().name("caller").threads(1).useCaller(true).build();
         pool.start();
-        assertThat(carrierThreads("caller-")).as("threads - 1 = no carrier thread of its own").isEmpty();
+        assertThat(carrierThreads("caller-"))
+                .as("threads - 1 = no carrier thread of its own")
+                .isEmpty();
         List<Coroutine<String>> queued = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
-            queued.add(pool.spawn(() -> carrierName() + "/" + Thread.currentThread().isVirtual()));
+            queued.add(pool.spawn(
+                    () -> carrierName() + "/" + Thread.currentThread().isVirtual()));
         }
         assertThat(queued).allMatch(c -> c.state() == CoroutineState.READY);
         assertThat(pool.stats().queueDepth()).isEqualTo(10);
@@ -109,7 +111,9 @@ class PoolSchedulerTest {
         assertThat(pool.spawnOn(0, TestSupport::carrierName).join()).isEqualTo("serve-0");
         assertThat(returned.getCount()).isEqualTo(1);
         assertThat(pool.stop(Duration.ofSeconds(10))).isTrue();
-        assertThat(returned.await(10, TimeUnit.SECONDS)).as("runOnCaller returned after stop").isTrue();
+        assertThat(returned.await(10, TimeUnit.SECONDS))
+                .as("runOnCaller returned after stop")
+                .isTrue();
         caller.join();
         pool = null;
     }
@@ -118,7 +122,8 @@ class PoolSchedulerTest {
     void runOnCallerWithoutUseCallerIsRefused() {
         pool = PoolScheduler.builder().name("plain").threads(1).build();
         pool.start();
-        assertThatThrownBy(pool::runOnCaller).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(pool::runOnCaller)
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("useCaller(false)");
     }
 
@@ -131,8 +136,13 @@ class PoolSchedulerTest {
         eventually(Duration.ofSeconds(10), () -> rt.idleCarriers() == 4, () -> "idle=" + rt.idleCarriers());
         List<Thread> threads = carrierThreads("idle-");
         assertThat(threads).hasSize(4);
-        eventually(Duration.ofSeconds(10), () -> threads.stream().allMatch(t -> t.getState() == Thread.State.WAITING),
-                () -> threads.stream().map(t -> t.getName() + "=" + t.getState()).toList().toString());
+        eventually(
+                Duration.ofSeconds(10),
+                () -> threads.stream().allMatch(t -> t.getState() == Thread.State.WAITING),
+                () -> threads.stream()
+                        .map(t -> t.getName() + "=" + t.getState())
+                        .toList()
+                        .toString());
 
         for (int round = 0; round < 20; round++) {
             eventually(Duration.ofSeconds(10), () -> rt.idleCarriers() == 4, () -> "idle=" + rt.idleCarriers());

@@ -1,11 +1,10 @@
 package io.cosched;
 
-import io.cosched.net.LoopSocketFactory;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
+import static io.cosched.TestSupport.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.cosched.net.LoopSocketFactory;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -19,10 +18,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-
-import static io.cosched.TestSupport.eventually;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * An interrupt through {@link Coroutine#interrupt()} waits while the coroutine is inside a shield: the
@@ -35,7 +34,11 @@ class ShieldTest {
 
     @BeforeEach
     void start() {
-        io = IOManager.builder().name("shield-io").threads(1).stallThreshold(Duration.ZERO).build();
+        io = IOManager.builder()
+                .name("shield-io")
+                .threads(1)
+                .stallThreshold(Duration.ZERO)
+                .build();
         io.start();
     }
 
@@ -72,8 +75,8 @@ class ShieldTest {
             try (Shield shield = Coroutines.shield(actions::incrementAndGet)) {
                 inside.countDown();
                 Coroutines.await(java.util.concurrent.CompletableFuture.runAsync(() -> awaitQuietly(proceed)));
-                events.add("shielded wait ended, pending=" + shield.interruptPending()
-                        + ", interrupted=" + Thread.currentThread().isInterrupted());
+                events.add("shielded wait ended, pending=" + shield.interruptPending() + ", interrupted="
+                        + Thread.currentThread().isInterrupted());
             }
             events.add("closed, interrupted=" + Thread.currentThread().isInterrupted());
             try {
@@ -87,11 +90,16 @@ class ShieldTest {
         assertThat(inside.await(10, TimeUnit.SECONDS)).isTrue();
         c.interrupt();
         c.interrupt(); // a second interrupt adds nothing
-        assertThat(actions.get()).as("the action ran on the interrupting thread, once").isEqualTo(1);
+        assertThat(actions.get())
+                .as("the action ran on the interrupting thread, once")
+                .isEqualTo(1);
         proceed.countDown();
         c.toFuture().get(10, TimeUnit.SECONDS);
-        assertThat(events).containsExactly("shielded wait ended, pending=true, interrupted=false",
-                "closed, interrupted=true", "sleep interrupted");
+        assertThat(events)
+                .containsExactly(
+                        "shielded wait ended, pending=true, interrupted=false",
+                        "closed, interrupted=true",
+                        "sleep interrupted");
     }
 
     @Test
@@ -132,7 +140,7 @@ class ShieldTest {
         CountDownLatch proceed = new CountDownLatch(1);
         AtomicReference<String> afterShield = new AtomicReference<>();
         Coroutine<Void> c = io.spawn(() -> {
-            try (Shield ignored = Coroutines.shield(() -> { })) {
+            try (Shield ignored = Coroutines.shield(() -> {})) {
                 inside.countDown();
                 Coroutines.await(java.util.concurrent.CompletableFuture.runAsync(() -> awaitQuietly(proceed)));
             }
@@ -149,7 +157,9 @@ class ShieldTest {
 
     @Test
     void outsideACoroutineAShieldDoesNothing() {
-        Shield s = Coroutines.shield(() -> { throw new AssertionError("never"); });
+        Shield s = Coroutines.shield(() -> {
+            throw new AssertionError("never");
+        });
         assertThat(s.interruptPending()).isFalse();
         s.close();
         assertThat(Thread.currentThread().isInterrupted()).isFalse();
@@ -176,8 +186,10 @@ class ShieldTest {
             });
             Coroutine<String> c = io.spawn(() -> {
                 StringBuilder got = new StringBuilder();
-                try (Socket s = new LoopSocketFactory(io).createSocket(InetAddress.getLoopbackAddress(), server.getLocalPort())) {
-                    try (Shield ignored = Coroutines.shield(answer::countDown)) { // the action ends the wait: the peer answers
+                try (Socket s = new LoopSocketFactory(io)
+                        .createSocket(InetAddress.getLoopbackAddress(), server.getLocalPort())) {
+                    try (Shield ignored =
+                            Coroutines.shield(answer::countDown)) { // the action ends the wait: the peer answers
                         s.getOutputStream().write('?');
                         got.append((char) s.getInputStream().read());
                     }
@@ -202,7 +214,9 @@ class ShieldTest {
         CountDownLatch inside = new CountDownLatch(1);
         CountDownLatch proceed = new CountDownLatch(1);
         Coroutine<Boolean> c = io.spawn(() -> {
-            try (Shield ignored = Coroutines.shield(() -> { throw new IllegalStateException("action failed"); })) {
+            try (Shield ignored = Coroutines.shield(() -> {
+                throw new IllegalStateException("action failed");
+            })) {
                 inside.countDown();
                 Coroutines.await(java.util.concurrent.CompletableFuture.runAsync(() -> awaitQuietly(proceed)));
             }

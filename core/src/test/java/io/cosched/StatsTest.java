@@ -1,22 +1,22 @@
 package io.cosched;
 
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
+import static io.cosched.TestSupport.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
-
-import static io.cosched.TestSupport.eventually;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 @Timeout(60)
 class StatsTest {
 
-    private static final SchedulerStats.Mode MODE = TestSupport.carrierMode() ? SchedulerStats.Mode.CARRIER : SchedulerStats.Mode.FALLBACK;
+    private static final SchedulerStats.Mode MODE =
+            TestSupport.carrierMode() ? SchedulerStats.Mode.CARRIER : SchedulerStats.Mode.FALLBACK;
 
     @Test
     void aQuietIOManagerReportsExactNumbers() throws Exception {
@@ -25,22 +25,77 @@ class StatsTest {
             for (int i = 0; i < 10; i++) {
                 io.spawn(() -> 1).join();
             }
-            SchedulerStats quiet = new SchedulerStats("quiet-io", SchedulerStats.Type.IO, MODE, 2, 0, 2, 0, 0, 0, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0, SchedulerStats.State.RUNNING);
+            SchedulerStats quiet = new SchedulerStats(
+                    "quiet-io",
+                    SchedulerStats.Type.IO,
+                    MODE,
+                    2,
+                    0,
+                    2,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    10,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    SchedulerStats.State.RUNNING);
             // the last carrier step may still be finishing when join() returns: wait for the quiet state, then hold it
-            eventually(Duration.ofSeconds(5), () -> io.stats().equals(quiet), () -> io.stats().toString());
+            eventually(
+                    Duration.ofSeconds(5),
+                    () -> io.stats().equals(quiet),
+                    () -> io.stats().toString());
             assertThat(io.stats()).isEqualTo(quiet);
         }
     }
 
     @Test
     void aQuietPoolSchedulerReportsExactNumbers() throws Exception {
-        try (PoolScheduler pool = PoolScheduler.builder().name("quiet-pool").threads(3).build()) {
+        try (PoolScheduler pool =
+                PoolScheduler.builder().name("quiet-pool").threads(3).build()) {
             pool.start();
             for (int i = 0; i < 7; i++) {
                 pool.spawn(() -> 1).join();
             }
-            SchedulerStats quiet = new SchedulerStats("quiet-pool", SchedulerStats.Type.POOL, MODE, 3, 0, 3, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, SchedulerStats.State.RUNNING);
-            eventually(Duration.ofSeconds(5), () -> pool.stats().equals(quiet), () -> pool.stats().toString());
+            SchedulerStats quiet = new SchedulerStats(
+                    "quiet-pool",
+                    SchedulerStats.Type.POOL,
+                    MODE,
+                    3,
+                    0,
+                    3,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    7,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    SchedulerStats.State.RUNNING);
+            eventually(
+                    Duration.ofSeconds(5),
+                    () -> pool.stats().equals(quiet),
+                    () -> pool.stats().toString());
             assertThat(pool.stats()).isEqualTo(quiet);
         }
     }
@@ -56,12 +111,19 @@ class StatsTest {
                     return null;
                 }));
             }
-            eventually(Duration.ofSeconds(5), () -> io.stats().waiting() == 3 || !TestSupport.carrierMode()
-                    && io.stats().coroutines() == 3, () -> io.stats().toString());
+            eventually(
+                    Duration.ofSeconds(5),
+                    () -> io.stats().waiting() == 3
+                            || !TestSupport.carrierMode() && io.stats().coroutines() == 3,
+                    () -> io.stats().toString());
             // A loop's queue depth includes Netty's own tasks, which come and go: wait for the quiet state
-            List<CarrierStats> quiet = List.of(new CarrierStats(0, "per-carrier-0", CarrierStats.State.IDLE, 0, 0, 0, 0),
+            List<CarrierStats> quiet = List.of(
+                    new CarrierStats(0, "per-carrier-0", CarrierStats.State.IDLE, 0, 0, 0, 0),
                     new CarrierStats(1, "per-carrier-1", CarrierStats.State.IDLE, 0, 3, 0, 0));
-            eventually(Duration.ofSeconds(5), () -> io.carrierStats().equals(quiet), () -> io.carrierStats().toString());
+            eventually(
+                    Duration.ofSeconds(5),
+                    () -> io.carrierStats().equals(quiet),
+                    () -> io.carrierStats().toString());
             parked.forEach(Coroutine::resume);
             for (Coroutine<Void> c : parked) {
                 c.join();
@@ -78,8 +140,10 @@ class StatsTest {
         io.start();
         assertThat(io.stats().state()).isEqualTo(SchedulerStats.State.RUNNING);
         assertThat(io.state()).isEqualTo(SchedulerStats.State.RUNNING);
-        assertThat(io.eventLoopGroup().shutdownGracefully(0, 0, java.util.concurrent.TimeUnit.MILLISECONDS)
-                .await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(io.eventLoopGroup()
+                        .shutdownGracefully(0, 0, java.util.concurrent.TimeUnit.MILLISECONDS)
+                        .await(10, java.util.concurrent.TimeUnit.SECONDS))
+                .isTrue();
         assertThat(io.stats().state()).isEqualTo(SchedulerStats.State.FAILED);
         assertThat(io.state()).isEqualTo(SchedulerStats.State.FAILED);
         assertThat(io.stop(Duration.ofSeconds(10))).isTrue();
@@ -89,8 +153,13 @@ class StatsTest {
 
     @Test
     void trackedCoroutinesCanBeListedForADump() throws Exception {
-        try (PoolScheduler pool = PoolScheduler.builder().name("tracked").threads(1).trackCoroutines(true).build();
-             PoolScheduler untracked = PoolScheduler.builder().name("untracked").threads(1).build()) {
+        try (PoolScheduler pool = PoolScheduler.builder()
+                        .name("tracked")
+                        .threads(1)
+                        .trackCoroutines(true)
+                        .build();
+                PoolScheduler untracked =
+                        PoolScheduler.builder().name("untracked").threads(1).build()) {
             pool.start();
             untracked.start();
             Coroutine<Void> parked = pool.spawn(() -> {
@@ -99,11 +168,13 @@ class StatsTest {
             });
             eventually(Duration.ofSeconds(5), () -> parked.state() == CoroutineState.WAITING, parked::toString);
             assertThat(pool.coroutines()).containsExactly(parked);
-            assertThat(parked.thread().getStackTrace()).anySatisfy(f -> assertThat(f.getMethodName()).isEqualTo("suspend"));
+            assertThat(parked.thread().getStackTrace())
+                    .anySatisfy(f -> assertThat(f.getMethodName()).isEqualTo("suspend"));
             parked.resume();
             parked.join();
             assertThat(pool.coroutines()).isEmpty();
-            assertThatThrownBy(untracked::coroutines).isInstanceOf(IllegalStateException.class)
+            assertThatThrownBy(untracked::coroutines)
+                    .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("trackCoroutines(true)");
         }
     }
@@ -125,7 +196,9 @@ class StatsTest {
                     return null;
                 }));
             }
-            eventually(Duration.ofSeconds(5), () -> io.stats().waiting() == 5 && io.stats().sleeping() == 3,
+            eventually(
+                    Duration.ofSeconds(5),
+                    () -> io.stats().waiting() == 5 && io.stats().sleeping() == 3,
                     () -> io.stats().toString());
             SchedulerStats s = io.stats();
             assertThat(s.coroutines()).isEqualTo(8);
@@ -133,7 +206,10 @@ class StatsTest {
             assertThat(s.running()).isZero();
             assertThat(s.timersPending()).isEqualTo(3);
             all.forEach(Coroutine::cancel);
-            eventually(Duration.ofSeconds(5), () -> io.stats().coroutines() == 0, () -> io.stats().toString());
+            eventually(
+                    Duration.ofSeconds(5),
+                    () -> io.stats().coroutines() == 0,
+                    () -> io.stats().toString());
             assertThat(io.stats().completedTasks()).isEqualTo(8);
         }
     }
@@ -141,8 +217,9 @@ class StatsTest {
     @Test
     @Tag("carrier-only")
     void queueDepthRisesWhileTheCarrierIsBusy() throws Exception {
-        try (PoolScheduler pool = PoolScheduler.builder().name("busy").threads(1).build();
-             IOManager io = IOManager.builder().name("busy-io").threads(1).build()) {
+        try (PoolScheduler pool =
+                        PoolScheduler.builder().name("busy").threads(1).build();
+                IOManager io = IOManager.builder().name("busy-io").threads(1).build()) {
             pool.start();
             io.start();
             for (Scheduler s : List.<Scheduler>of(pool, io)) {
@@ -173,8 +250,12 @@ class StatsTest {
                     c.join();
                 }
                 // a carrier may still be finishing the last step when the count reaches 0: wait for idle too
-                eventually(Duration.ofSeconds(5), () -> s.stats().queueDepth() == 0 && s.stats().coroutines() == 0
-                        && s.stats().idleThreads() == 1, () -> s.stats().toString());
+                eventually(
+                        Duration.ofSeconds(5),
+                        () -> s.stats().queueDepth() == 0
+                                && s.stats().coroutines() == 0
+                                && s.stats().idleThreads() == 1,
+                        () -> s.stats().toString());
             }
         }
     }
@@ -186,9 +267,10 @@ class StatsTest {
             io.start();
             // woken by the loop's own timer: local
             io.spawn(() -> {
-                Coroutines.sleep(Duration.ofMillis(1));
-                return null;
-            }).join();
+                        Coroutines.sleep(Duration.ofMillis(1));
+                        return null;
+                    })
+                    .join();
             assertThat(io.stats().localWakeups()).isEqualTo(1);
             assertThat(io.stats().remoteWakeups()).isZero();
             // woken by this test thread: remote
@@ -196,7 +278,10 @@ class StatsTest {
                 Coroutines.suspend();
                 return null;
             });
-            eventually(Duration.ofSeconds(5), () -> io.stats().waiting() == 1, () -> io.stats().toString());
+            eventually(
+                    Duration.ofSeconds(5),
+                    () -> io.stats().waiting() == 1,
+                    () -> io.stats().toString());
             parked.resume();
             parked.join();
             assertThat(io.stats().remoteWakeups()).isEqualTo(1);
@@ -216,22 +301,24 @@ class StatsTest {
         try (IOManager io = IOManager.builder().name("timed").threads(1).build()) {
             io.start();
             io.spawn(() -> {
-                for (int i = 0; i < 10; i++) {
-                    Thread.sleep(1);
-                }
-                return null;
-            }).join();
+                        for (int i = 0; i < 10; i++) {
+                            Thread.sleep(1);
+                        }
+                        return null;
+                    })
+                    .join();
             // a JDK timer that fires before its virtual thread has finished yielding leaves the permit
             // and needs no wake-up, so up to 10 remote ones (9 seen in CI), and none by the loop
             long byJdkTimers = io.stats().remoteWakeups();
             assertThat(byJdkTimers).isBetween(1L, 10L);
             assertThat(io.stats().localWakeups()).isZero();
             io.spawn(() -> {
-                for (int i = 0; i < 10; i++) {
-                    Coroutines.sleep(Duration.ofMillis(1));
-                }
-                return null;
-            }).join();
+                        for (int i = 0; i < 10; i++) {
+                            Coroutines.sleep(Duration.ofMillis(1));
+                        }
+                        return null;
+                    })
+                    .join();
             assertThat(io.stats().localWakeups()).isEqualTo(10);
             assertThat(io.stats().remoteWakeups()).isEqualTo(byJdkTimers);
         }

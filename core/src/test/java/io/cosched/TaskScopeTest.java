@@ -1,16 +1,10 @@
 package io.cosched;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.cosched.TaskScope.Joiner;
 import io.cosched.TaskScope.Subtask;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
-import jdk.jfr.Recording;
-import jdk.jfr.consumer.RecordedEvent;
-import jdk.jfr.consumer.RecordingFile;
-
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -21,9 +15,14 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Structured fan-out: each policy, the deadline, and cancellation in every order (a sibling fails, one succeeds,
@@ -33,7 +32,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 @Timeout(30)
 class TaskScopeTest {
 
-    private final IOManager io = IOManager.builder().name("scope").threads(2).stallThreshold(Duration.ZERO).build();
+    private final IOManager io = IOManager.builder()
+            .name("scope")
+            .threads(2)
+            .stallThreshold(Duration.ZERO)
+            .build();
 
     {
         io.start();
@@ -75,12 +78,14 @@ class TaskScopeTest {
         List<String> where = new CopyOnWriteArrayList<>();
         String result = owner(() -> {
             try (TaskScope<String, Void> scope = TaskScope.open()) {
-                List<Subtask<String>> forks = List.of(1, 2, 3).stream().map(i -> scope.fork(() -> {
-                    where.add(Thread.currentThread().toString());
-                    together.countDown();
-                    assertThat(together.await(10, TimeUnit.SECONDS)).isTrue();
-                    return "v" + i;
-                })).toList();
+                List<Subtask<String>> forks = List.of(1, 2, 3).stream()
+                        .map(i -> scope.fork(() -> {
+                            where.add(Thread.currentThread().toString());
+                            together.countDown();
+                            assertThat(together.await(10, TimeUnit.SECONDS)).isTrue();
+                            return "v" + i;
+                        }))
+                        .toList();
                 assertThat(scope.join()).isNull();
                 return String.join(",", forks.stream().map(Subtask::get).toList());
             }
@@ -110,24 +115,28 @@ class TaskScopeTest {
         AtomicReference<Throwable> siblingEndedWith = new AtomicReference<>();
         AtomicReference<Subtask<Object>> sibling = new AtomicReference<>();
         assertThatThrownBy(() -> owner(() -> {
-            try (TaskScope<Object, Void> scope = TaskScope.open()) {
-                sibling.set(scope.fork(() -> {
-                    try {
-                        Coroutines.sleep(Duration.ofSeconds(60));
-                        return "never";
-                    } catch (InterruptedException e) {
-                        siblingEndedWith.set(e);
-                        throw e;
+                    try (TaskScope<Object, Void> scope = TaskScope.open()) {
+                        sibling.set(scope.fork(() -> {
+                            try {
+                                Coroutines.sleep(Duration.ofSeconds(60));
+                                return "never";
+                            } catch (InterruptedException e) {
+                                siblingEndedWith.set(e);
+                                throw e;
+                            }
+                        }));
+                        scope.fork(() -> {
+                            throw new IllegalStateException("price service down");
+                        });
+                        return scope.join();
                     }
-                }));
-                scope.fork(() -> {
-                    throw new IllegalStateException("price service down");
-                });
-                return scope.join();
-            }
-        })).isInstanceOf(TaskScope.FailedException.class).hasMessageContaining("price service down")
+                }))
+                .isInstanceOf(TaskScope.FailedException.class)
+                .hasMessageContaining("price service down")
                 .hasCauseInstanceOf(IllegalStateException.class)
-                .satisfies(e -> assertThat(e.getSuppressed()).as("a sibling's interrupt is no failure of its own").isEmpty());
+                .satisfies(e -> assertThat(e.getSuppressed())
+                        .as("a sibling's interrupt is no failure of its own")
+                        .isEmpty());
         // join returned only after the sibling had ended
         assertThat(siblingEndedWith.get()).isInstanceOf(InterruptedException.class);
         assertThat(sibling.get().state()).isEqualTo(Subtask.State.FAILED);
@@ -154,18 +163,21 @@ class TaskScopeTest {
             }
         };
         assertThatThrownBy(() -> owner(() -> {
-            try (TaskScope<Object, Void> scope = TaskScope.open(allThenFail)) {
-                for (String name : List.of("stock", "reviews")) {
-                    scope.fork(() -> {
-                        both.countDown();
-                        both.await();
-                        throw new IllegalStateException(name + " down");
-                    });
-                }
-                return scope.join();
-            }
-        })).isInstanceOf(TaskScope.FailedException.class)
-                .satisfies(e -> assertThat(e.getSuppressed()).hasSize(1).allSatisfy(s -> assertThat(s).hasMessageEndingWith(" down")));
+                    try (TaskScope<Object, Void> scope = TaskScope.open(allThenFail)) {
+                        for (String name : List.of("stock", "reviews")) {
+                            scope.fork(() -> {
+                                both.countDown();
+                                both.await();
+                                throw new IllegalStateException(name + " down");
+                            });
+                        }
+                        return scope.join();
+                    }
+                }))
+                .isInstanceOf(TaskScope.FailedException.class)
+                .satisfies(e -> assertThat(e.getSuppressed())
+                        .hasSize(1)
+                        .allSatisfy(s -> assertThat(s).hasMessageEndingWith(" down")));
     }
 
     @Test
@@ -186,7 +198,9 @@ class TaskScopeTest {
                 }
                 scope.fork(() -> "fast");
                 String r = scope.join();
-                assertThat(interrupted.get()).as("the losers ended before join returned").isEqualTo(3);
+                assertThat(interrupted.get())
+                        .as("the losers ended before join returned")
+                        .isEqualTo(3);
                 return r;
             }
         });
@@ -196,13 +210,15 @@ class TaskScopeTest {
     @Test
     void whenNoneSucceedsTheFailureIsThrown() throws Exception {
         assertThatThrownBy(() -> owner(() -> {
-            try (TaskScope<String, String> scope = TaskScope.open(Joiner.anySuccessfulResultOrThrow())) {
-                scope.fork(() -> {
-                    throw new IllegalStateException("mirror 1 down");
-                });
-                return scope.join();
-            }
-        })).isInstanceOf(TaskScope.FailedException.class).hasRootCauseMessage("mirror 1 down");
+                    try (TaskScope<String, String> scope = TaskScope.open(Joiner.anySuccessfulResultOrThrow())) {
+                        scope.fork(() -> {
+                            throw new IllegalStateException("mirror 1 down");
+                        });
+                        return scope.join();
+                    }
+                }))
+                .isInstanceOf(TaskScope.FailedException.class)
+                .hasRootCauseMessage("mirror 1 down");
     }
 
     @Test
@@ -226,7 +242,7 @@ class TaskScopeTest {
     void allSuccessfulOrThrowGivesTheSubtasksInForkOrder() throws Exception {
         List<Integer> values = owner(() -> {
             try (TaskScope<Integer, java.util.stream.Stream<Subtask<Integer>>> scope =
-                         TaskScope.open(Joiner.allSuccessfulOrThrow())) {
+                    TaskScope.open(Joiner.allSuccessfulOrThrow())) {
                 for (int i = 1; i <= 4; i++) {
                     int v = i;
                     scope.fork(() -> v);
@@ -242,19 +258,24 @@ class TaskScopeTest {
         AtomicInteger ended = new AtomicInteger();
         long started = System.nanoTime();
         assertThatThrownBy(() -> owner(() -> {
-            try (TaskScope<Object, Void> scope = TaskScope.open(Joiner.awaitAllSuccessfulOrThrow(),
-                    c -> c.withName("offer").withTimeout(Duration.ofMillis(200)))) {
-                for (int i = 0; i < 3; i++) {
-                    scope.fork(untilCancelled(new CountDownLatch(3), ended));
-                }
-                try {
-                    return scope.join();
-                } finally {
-                    assertThat(ended.get()).as("every fork ended before join threw").isEqualTo(3);
-                    assertThat(scope.isCancelled()).isTrue();
-                }
-            }
-        })).isInstanceOf(TaskScope.TimeoutException.class).hasMessage("scope 'offer' timed out after PT0.2S: its unfinished subtasks were cancelled");
+                    try (TaskScope<Object, Void> scope = TaskScope.open(
+                            Joiner.awaitAllSuccessfulOrThrow(),
+                            c -> c.withName("offer").withTimeout(Duration.ofMillis(200)))) {
+                        for (int i = 0; i < 3; i++) {
+                            scope.fork(untilCancelled(new CountDownLatch(3), ended));
+                        }
+                        try {
+                            return scope.join();
+                        } finally {
+                            assertThat(ended.get())
+                                    .as("every fork ended before join threw")
+                                    .isEqualTo(3);
+                            assertThat(scope.isCancelled()).isTrue();
+                        }
+                    }
+                }))
+                .isInstanceOf(TaskScope.TimeoutException.class)
+                .hasMessage("scope 'offer' timed out after PT0.2S: its unfinished subtasks were cancelled");
         assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)).isLessThan(10_000);
     }
 
@@ -297,24 +318,25 @@ class TaskScopeTest {
     void aForkInsideAShieldIsInterruptedOnlyOnceTheShieldCloses() throws Exception {
         List<String> events = new CopyOnWriteArrayList<>();
         assertThatThrownBy(() -> owner(() -> {
-            try (TaskScope<Object, Void> scope = TaskScope.open()) {
-                CountDownLatch shielded = new CountDownLatch(1);
-                scope.fork(() -> {
-                    try (Shield s = Coroutines.shield(() -> events.add("asked to stop"))) {
-                        shielded.countDown();
-                        Coroutines.sleep(Duration.ofMillis(300)); // a statement on a pooled connection, say
-                        events.add("statement done");
+                    try (TaskScope<Object, Void> scope = TaskScope.open()) {
+                        CountDownLatch shielded = new CountDownLatch(1);
+                        scope.fork(() -> {
+                            try (Shield s = Coroutines.shield(() -> events.add("asked to stop"))) {
+                                shielded.countDown();
+                                Coroutines.sleep(Duration.ofMillis(300)); // a statement on a pooled connection, say
+                                events.add("statement done");
+                            }
+                            Coroutines.sleep(Duration.ofSeconds(60)); // the interrupt arrives here
+                            return null;
+                        });
+                        shielded.await();
+                        scope.fork(() -> {
+                            throw new IllegalStateException("sibling failed");
+                        });
+                        return scope.join();
                     }
-                    Coroutines.sleep(Duration.ofSeconds(60)); // the interrupt arrives here
-                    return null;
-                });
-                shielded.await();
-                scope.fork(() -> {
-                    throw new IllegalStateException("sibling failed");
-                });
-                return scope.join();
-            }
-        })).isInstanceOf(TaskScope.FailedException.class);
+                }))
+                .isInstanceOf(TaskScope.FailedException.class);
         assertThat(events).containsExactly("asked to stop", "statement done");
     }
 
@@ -323,7 +345,8 @@ class TaskScopeTest {
         AtomicInteger now = new AtomicInteger();
         AtomicInteger most = new AtomicInteger();
         owner(() -> {
-            try (TaskScope<Object, Void> scope = TaskScope.open(Joiner.awaitAllSuccessfulOrThrow(), c -> c.withMaxForks(2))) {
+            try (TaskScope<Object, Void> scope =
+                    TaskScope.open(Joiner.awaitAllSuccessfulOrThrow(), c -> c.withMaxForks(2))) {
                 for (int i = 0; i < 6; i++) {
                     scope.fork(() -> {
                         most.accumulateAndGet(now.incrementAndGet(), Math::max);
@@ -342,8 +365,10 @@ class TaskScopeTest {
     void aForkCanRunOnTheComputePoolOrAnyLoop() throws Exception {
         List<String> where = owner(() -> {
             try (TaskScope<String, Void> scope = TaskScope.open()) {
-                Subtask<String> compute = scope.fork(() -> Thread.currentThread().getName(), TaskScope.Placement.COMPUTE);
-                Subtask<String> any = scope.fork(() -> String.valueOf(Coroutines.current().isPresent()), TaskScope.Placement.ANY_LOOP);
+                Subtask<String> compute =
+                        scope.fork(() -> Thread.currentThread().getName(), TaskScope.Placement.COMPUTE);
+                Subtask<String> any = scope.fork(
+                        () -> String.valueOf(Coroutines.current().isPresent()), TaskScope.Placement.ANY_LOOP);
                 scope.join();
                 return List.of(compute.get(), any.get());
             }
@@ -358,10 +383,15 @@ class TaskScopeTest {
         Coroutine<Void> other = io.spawn(() -> {
             scope.fork(() -> "x");
         });
-        assertThatThrownBy(other::join).hasCauseInstanceOf(IllegalStateException.class)
-                .cause().hasMessageContaining("fork by").hasMessageContaining("(expected: its owner");
+        assertThatThrownBy(other::join)
+                .hasCauseInstanceOf(IllegalStateException.class)
+                .cause()
+                .hasMessageContaining("fork by")
+                .hasMessageContaining("(expected: its owner");
         scope.join();
-        assertThatThrownBy(() -> scope.fork(() -> "late")).isInstanceOf(IllegalStateException.class).hasMessage("scope 'scope': fork after join");
+        assertThatThrownBy(() -> scope.fork(() -> "late"))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("scope 'scope': fork after join");
         scope.close();
     }
 
@@ -392,32 +422,42 @@ class TaskScopeTest {
 
     @Test
     void theSchedulersHookCarriesTheOwnersContextIntoEachFork() throws Exception {
-        try (IOManager hooked = IOManager.builder().name("hooked").threads(1).stallThreshold(Duration.ZERO)
-                .scopeHook(requestHook(null)).build()) {
+        try (IOManager hooked = IOManager.builder()
+                .name("hooked")
+                .threads(1)
+                .stallThreshold(Duration.ZERO)
+                .scopeHook(requestHook(null))
+                .build()) {
             hooked.start();
             List<String> seen = hooked.spawn(() -> {
-                REQUEST.set("order-42");
-                try (TaskScope<String, Void> scope = TaskScope.open()) {
-                    Subtask<String> a = scope.fork(REQUEST::get);
-                    Subtask<String> b = scope.fork(REQUEST::get, TaskScope.Placement.COMPUTE);
-                    scope.join();
-                    return List.of(a.get(), b.get());
-                } finally {
-                    REQUEST.remove();
-                }
-            }).join();
+                        REQUEST.set("order-42");
+                        try (TaskScope<String, Void> scope = TaskScope.open()) {
+                            Subtask<String> a = scope.fork(REQUEST::get);
+                            Subtask<String> b = scope.fork(REQUEST::get, TaskScope.Placement.COMPUTE);
+                            scope.join();
+                            return List.of(a.get(), b.get());
+                        } finally {
+                            REQUEST.remove();
+                        }
+                    })
+                    .join();
             assertThat(seen).containsExactly("order-42", "order-42");
             // a compute thread goes on to other work: nothing of the owner's is left on any of them
             assertThat(TestSupport.onEveryComputeThread(() -> String.valueOf(REQUEST.get())))
-                    .hasSize(Runtime.getRuntime().availableProcessors()).allSatisfy(t -> assertThat(t).endsWith(": null"));
+                    .hasSize(Runtime.getRuntime().availableProcessors())
+                    .allSatisfy(t -> assertThat(t).endsWith(": null"));
         }
     }
 
     @Test
     void aScopeWithoutATimeoutTakesWhatItsOwnerHasLeft() throws Exception {
         AtomicInteger ended = new AtomicInteger();
-        try (IOManager hooked = IOManager.builder().name("hooked").threads(1).stallThreshold(Duration.ZERO)
-                .scopeHook(requestHook(Duration.ofMillis(150))).build()) {
+        try (IOManager hooked = IOManager.builder()
+                .name("hooked")
+                .threads(1)
+                .stallThreshold(Duration.ZERO)
+                .scopeHook(requestHook(Duration.ofMillis(150)))
+                .build()) {
             hooked.start();
             Coroutine<Object> owner = hooked.spawn(() -> {
                 try (TaskScope<Object, Void> scope = TaskScope.open()) {
@@ -425,20 +465,25 @@ class TaskScopeTest {
                     return scope.join();
                 }
             });
-            assertThatThrownBy(owner::join).cause().isInstanceOf(TaskScope.TimeoutException.class)
-                    .hasMessage("scope 'scope' timed out after PT0.15S (what its owner had left): its unfinished subtasks were cancelled");
+            assertThatThrownBy(owner::join)
+                    .cause()
+                    .isInstanceOf(TaskScope.TimeoutException.class)
+                    .hasMessage(
+                            "scope 'scope' timed out after PT0.15S (what its owner had left): its unfinished subtasks were cancelled");
             assertThat(ended.get()).isEqualTo(1);
             // a timeout of the scope's own wins over the owner's deadline
             String own = hooked.spawn(() -> {
-                try (TaskScope<Object, Void> scope = TaskScope.open(Joiner.awaitAll(), c -> c.withTimeout(Duration.ofSeconds(30)))) {
-                    scope.fork(() -> {
-                        Coroutines.sleep(Duration.ofMillis(300));
-                        return null;
-                    });
-                    scope.join();
-                    return "joined";
-                }
-            }).join();
+                        try (TaskScope<Object, Void> scope =
+                                TaskScope.open(Joiner.awaitAll(), c -> c.withTimeout(Duration.ofSeconds(30)))) {
+                            scope.fork(() -> {
+                                Coroutines.sleep(Duration.ofMillis(300));
+                                return null;
+                            });
+                            scope.join();
+                            return "joined";
+                        }
+                    })
+                    .join();
             assertThat(own).isEqualTo("joined");
         }
     }
@@ -461,7 +506,7 @@ class TaskScopeTest {
                     }
                 });
                 // the owner's own blocking call, which must not be cut (a query on a pooled connection, say)
-                try (Shield ignored = Coroutines.shield(() -> { })) {
+                try (Shield ignored = Coroutines.shield(() -> {})) {
                     shielded.countDown();
                     release.await();
                 }
@@ -492,14 +537,15 @@ class TaskScopeTest {
             }
         });
         assertThatThrownBy(() -> owner(() -> {
-            try (TaskScope<Object, Void> scope = TaskScope.open()) {
-                scope.fork(untilCancelled(new CountDownLatch(1), new AtomicInteger()));
-                scope.fork(() -> {
-                    throw new IllegalStateException("down");
-                });
-                return scope.join();
-            }
-        })).isInstanceOf(TaskScope.FailedException.class);
+                    try (TaskScope<Object, Void> scope = TaskScope.open()) {
+                        scope.fork(untilCancelled(new CountDownLatch(1), new AtomicInteger()));
+                        scope.fork(() -> {
+                            throw new IllegalStateException("down");
+                        });
+                        return scope.join();
+                    }
+                }))
+                .isInstanceOf(TaskScope.FailedException.class);
         SchedulerStats after = io.stats();
         assertThat(after.forks() - before.forks()).isEqualTo(3);
         assertThat(after.forksFailed() - before.forksFailed()).isEqualTo(1);
@@ -510,8 +556,10 @@ class TaskScopeTest {
     void aForksCoroutineNamesItsScopeAndOwnerForDumps() throws Exception {
         String attachment = owner(() -> {
             Coroutines.current().orElseThrow().attach("GET /offers/{sku}");
-            try (TaskScope<String, Void> scope = TaskScope.open(Joiner.awaitAllSuccessfulOrThrow(), c -> c.withName("offer"))) {
-                Subtask<String> seen = scope.fork(() -> String.valueOf(Coroutines.current().orElseThrow().attachment()));
+            try (TaskScope<String, Void> scope =
+                    TaskScope.open(Joiner.awaitAllSuccessfulOrThrow(), c -> c.withName("offer"))) {
+                Subtask<String> seen = scope.fork(
+                        () -> String.valueOf(Coroutines.current().orElseThrow().attachment()));
                 scope.join();
                 return seen.get();
             }
@@ -526,23 +574,26 @@ class TaskScopeTest {
             recording.enable("io.cosched.ForkCancelled");
             recording.start();
             assertThatThrownBy(() -> owner(() -> {
-                Coroutines.current().orElseThrow().attach("GET /offers/7");
-                try (TaskScope<Object, Void> scope = TaskScope.open(Joiner.awaitAllSuccessfulOrThrow(), c -> c.withName("offer"))) {
-                    CountDownLatch started = new CountDownLatch(1);
-                    scope.fork(untilCancelled(started, new AtomicInteger()));
-                    started.await();
-                    scope.fork(() -> {
-                        throw new IllegalStateException("stock service down");
-                    });
-                    return scope.join();
-                }
-            })).isInstanceOf(TaskScope.FailedException.class);
+                        Coroutines.current().orElseThrow().attach("GET /offers/7");
+                        try (TaskScope<Object, Void> scope =
+                                TaskScope.open(Joiner.awaitAllSuccessfulOrThrow(), c -> c.withName("offer"))) {
+                            CountDownLatch started = new CountDownLatch(1);
+                            scope.fork(untilCancelled(started, new AtomicInteger()));
+                            started.await();
+                            scope.fork(() -> {
+                                throw new IllegalStateException("stock service down");
+                            });
+                            return scope.join();
+                        }
+                    }))
+                    .isInstanceOf(TaskScope.FailedException.class);
             recording.stop();
             recording.dump(file);
         }
         // a fallback-mode JVM also starts each chunk with its periodic CarrierModeFallback event
         List<RecordedEvent> events = RecordingFile.readAllEvents(file).stream()
-                .filter(e -> e.getEventType().getName().equals("io.cosched.ForkCancelled")).toList();
+                .filter(e -> e.getEventType().getName().equals("io.cosched.ForkCancelled"))
+                .toList();
         assertThat(events).hasSize(1);
         RecordedEvent e = events.get(0);
         assertThat(e.getString("scope")).isEqualTo("offer");

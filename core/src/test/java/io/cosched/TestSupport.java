@@ -1,7 +1,8 @@
 package io.cosched;
 
-import io.cosched.internal.CoroutineThreads;
+import static org.junit.jupiter.api.Assertions.fail;
 
+import io.cosched.internal.CoroutineThreads;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -15,13 +16,10 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
-import static org.junit.jupiter.api.Assertions.fail;
-
 /** Helpers shared by the tests. */
 public final class TestSupport {
 
-    private TestSupport() {
-    }
+    private TestSupport() {}
 
     /** Whether this JVM runs in carrier mode. */
     public static boolean carrierMode() {
@@ -50,13 +48,13 @@ public final class TestSupport {
     }
 
     /** Result of a forked JVM. */
-    public record Forked(int exitCode, String output) {
-    }
+    public record Forked(int exitCode, String output) {}
 
     /** Runs {@code main} in a new JVM with this test classpath and the given JVM arguments. */
     public static Forked fork(Class<?> main, List<String> jvmArgs, Duration timeout, String... args)
             throws IOException, InterruptedException {
-        String classPath = System.getProperty("java.class.path") + File.pathSeparator
+        String classPath = System.getProperty("java.class.path")
+                + File.pathSeparator
                 + System.getProperty("surefire.test.class.path", "");
         return fork(main, jvmArgs, classPath, timeout, args);
     }
@@ -73,7 +71,10 @@ public final class TestSupport {
         cmd.addAll(List.of(args));
         Path out = Files.createTempFile("cosched-fork", ".log");
         try {
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+            Process p = new ProcessBuilder(cmd)
+                    .redirectErrorStream(true)
+                    .redirectOutput(out.toFile())
+                    .start();
             if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 p.destroyForcibly();
                 fail("forked " + main.getSimpleName() + " did not finish within " + timeout + ":\n"
@@ -89,19 +90,22 @@ public final class TestSupport {
      * {@code probe}'s answer on every thread of cosched's compute pool (one per core): each runs one probe and waits
      * for the others, so no thread runs two and none is left out. For checking what work left behind on them.
      */
-    public static java.util.List<String> onEveryComputeThread(java.util.concurrent.Callable<String> probe) throws Exception {
+    public static java.util.List<String> onEveryComputeThread(java.util.concurrent.Callable<String> probe)
+            throws Exception {
         int threads = Runtime.getRuntime().availableProcessors();
         java.util.concurrent.CyclicBarrier all = new java.util.concurrent.CyclicBarrier(threads);
         java.util.List<java.util.concurrent.CompletableFuture<String>> answers = new java.util.ArrayList<>();
         for (int i = 0; i < threads; i++) {
-            answers.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-                try {
-                    all.await(10, java.util.concurrent.TimeUnit.SECONDS);
-                    return Thread.currentThread().getName() + ": " + probe.call();
-                } catch (Exception e) {
-                    throw new java.util.concurrent.CompletionException(e);
-                }
-            }, Coroutines.computePool()));
+            answers.add(java.util.concurrent.CompletableFuture.supplyAsync(
+                    () -> {
+                        try {
+                            all.await(10, java.util.concurrent.TimeUnit.SECONDS);
+                            return Thread.currentThread().getName() + ": " + probe.call();
+                        } catch (Exception e) {
+                            throw new java.util.concurrent.CompletionException(e);
+                        }
+                    },
+                    Coroutines.computePool()));
         }
         java.util.List<String> out = new java.util.ArrayList<>();
         for (java.util.concurrent.CompletableFuture<String> a : answers) {

@@ -1,13 +1,12 @@
 package io.cosched;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 @Timeout(60)
 class WaitGroupTest {
@@ -48,7 +47,8 @@ class WaitGroupTest {
     @Test
     void moreDonesThanAddsIsAnError() {
         WaitGroup wg = new WaitGroup();
-        assertThatThrownBy(wg::done).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(wg::done)
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessage("WaitGroup counter: -1 (expected: >= 0; done() was called more often than add())");
     }
 }

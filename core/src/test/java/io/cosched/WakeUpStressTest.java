@@ -1,13 +1,12 @@
 package io.cosched;
 
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Races on the wake-up paths. A lost wake-up leaves a submission unserved while its carrier
@@ -19,7 +18,8 @@ class WakeUpStressTest {
     @Test
     @Timeout(120)
     void everySubmissionToParkedPoolCarriersIsServed() throws Exception {
-        try (PoolScheduler pool = PoolScheduler.builder().name("stress").threads(2).build()) {
+        try (PoolScheduler pool =
+                PoolScheduler.builder().name("stress").threads(2).build()) {
             pool.start();
             // one at a time: carriers go idle between submissions, so each one races a parking carrier
             for (int i = 0; i < 100_000; i++) {
@@ -36,7 +36,8 @@ class WakeUpStressTest {
                             if (i % 2 == 0) {
                                 pool.spawn(() -> served.incrementAndGet()).join();
                             } else {
-                                pool.spawnOn(carrier, () -> served.incrementAndGet()).join();
+                                pool.spawnOn(carrier, () -> served.incrementAndGet())
+                                        .join();
                             }
                         } catch (Exception e) {
                             throw new AssertionError(e);

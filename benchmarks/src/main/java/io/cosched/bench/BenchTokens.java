@@ -26,8 +26,7 @@ public final class BenchTokens {
     private static final Base64.Encoder B64 = Base64.getUrlEncoder().withoutPadding();
     private static final String KID = "bench";
 
-    private BenchTokens() {
-    }
+    private BenchTokens() {}
 
     public static void main(String[] args) throws IOException, GeneralSecurityException {
         if (args.length != 1) {
@@ -39,9 +38,11 @@ public final class BenchTokens {
         g.initialize(2048);
         KeyPair keys = g.generateKeyPair();
         RSAPublicKey pub = (RSAPublicKey) keys.getPublic();
-        Files.writeString(dir.resolve("jwks.json"), "{\"keys\":[{\"kty\":\"RSA\",\"kid\":\"" + KID
-                + "\",\"use\":\"sig\",\"alg\":\"RS256\",\"n\":\"" + unsigned(pub.getModulus()) + "\",\"e\":\""
-                + unsigned(pub.getPublicExponent()) + "\"}]}\n");
+        Files.writeString(
+                dir.resolve("jwks.json"),
+                "{\"keys\":[{\"kty\":\"RSA\",\"kid\":\"" + KID
+                        + "\",\"use\":\"sig\",\"alg\":\"RS256\",\"n\":\"" + unsigned(pub.getModulus()) + "\",\"e\":\""
+                        + unsigned(pub.getPublicExponent()) + "\"}]}\n");
         long exp = Instant.now().plusSeconds(86_400).getEpochSecond();
         Files.writeString(dir.resolve("token"), sign(keys, "bench-user", "accounts:read quotes:read", exp));
         Files.writeString(dir.resolve("token-no-scope"), sign(keys, "bench-nobody", "", exp));

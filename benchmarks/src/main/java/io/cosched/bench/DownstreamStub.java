@@ -27,7 +27,6 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -47,8 +46,7 @@ public final class DownstreamStub {
 
     private static final byte[] BODY = "{\"price\":4200}".getBytes(StandardCharsets.US_ASCII);
 
-    private DownstreamStub() {
-    }
+    private DownstreamStub() {}
 
     public static void main(String[] args) throws InterruptedException, IOException {
         if (args.length < 2) {
@@ -60,8 +58,8 @@ public final class DownstreamStub {
         int threads = args.length > 2 ? Integer.parseInt(args[2]) : 1;
         byte[] jwks = args.length > 3 ? Files.readAllBytes(Path.of(args[3])) : null;
         boolean epoll = Epoll.isAvailable();
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(threads,
-                epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(
+                threads, epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
         try {
             Channel server = new ServerBootstrap()
                     .group(group)
@@ -70,10 +68,16 @@ public final class DownstreamStub {
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
-                            ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(1 << 20), new Delayed(delayMs, jwks));
+                            ch.pipeline()
+                                    .addLast(
+                                            new HttpServerCodec(),
+                                            new HttpObjectAggregator(1 << 20),
+                                            new Delayed(delayMs, jwks));
                         }
                     })
-                    .bind(port).sync().channel();
+                    .bind(port)
+                    .sync()
+                    .channel();
             System.out.println("downstream stub on port " + port + ", " + delayMs + " ms per answer, "
                     + (epoll ? "epoll" : "nio") + ", " + threads + " thread(s)");
             server.closeFuture().sync();
@@ -106,7 +110,8 @@ public final class DownstreamStub {
         private static void answer(ChannelHandlerContext ctx, byte[] bytes, boolean keepAlive) {
             ByteBuf body = Unpooled.wrappedBuffer(bytes);
             FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, body);
-            response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
+            response.headers()
+                    .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
                     .setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
             if (keepAlive) {
                 response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);

@@ -25,7 +25,6 @@ import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpVersion;
-
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 
@@ -41,25 +40,32 @@ public final class FaultStub {
 
     private static volatile String mode = "ok";
 
-    private FaultStub() {
-    }
+    private FaultStub() {}
 
     public static void main(String[] args) throws InterruptedException {
         int port = Integer.parseInt(args[0]);
         long delayMs = Long.parseLong(args[1]);
         boolean epoll = Epoll.isAvailable();
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+        EventLoopGroup group =
+                new MultiThreadIoEventLoopGroup(1, epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
         try {
-            Channel server = new ServerBootstrap().group(group)
+            Channel server = new ServerBootstrap()
+                    .group(group)
                     .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
                     .option(ChannelOption.SO_BACKLOG, 8192)
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
-                            ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(8192), new Handler(delayMs));
+                            ch.pipeline()
+                                    .addLast(
+                                            new HttpServerCodec(),
+                                            new HttpObjectAggregator(8192),
+                                            new Handler(delayMs));
                         }
                     })
-                    .bind(port).sync().channel();
+                    .bind(port)
+                    .sync()
+                    .channel();
             System.out.println("fault stub on port " + port + ", " + delayMs + " ms per answer");
             server.closeFuture().sync();
         } finally {
@@ -83,15 +89,19 @@ public final class FaultStub {
                 return;
             }
             switch (mode) {
-                case "stall" -> { } // read, never answered: the caller's timeout must end it
+                case "stall" -> {} // read, never answered: the caller's timeout must end it
                 case "reset" -> {
                     ctx.channel().config().setOption(ChannelOption.SO_LINGER, 0);
                     ctx.close();
                 }
                 default -> {
                     String sku = uri.substring(uri.lastIndexOf('/') + 1);
-                    ctx.executor().schedule(() -> answer(ctx, HttpResponseStatus.OK,
-                            "{\"sku\":\"" + sku + "\",\"cents\":4200}"), delayMs, TimeUnit.MILLISECONDS);
+                    ctx.executor()
+                            .schedule(
+                                    () -> answer(
+                                            ctx, HttpResponseStatus.OK, "{\"sku\":\"" + sku + "\",\"cents\":4200}"),
+                                    delayMs,
+                                    TimeUnit.MILLISECONDS);
                 }
             }
         }
@@ -99,7 +109,8 @@ public final class FaultStub {
         private static void answer(ChannelHandlerContext ctx, HttpResponseStatus status, String json) {
             ByteBuf body = Unpooled.copiedBuffer(json, StandardCharsets.UTF_8);
             FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, body);
-            response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
+            response.headers()
+                    .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
                     .setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
             ctx.writeAndFlush(response);
         }

@@ -1,10 +1,5 @@
 package io.cosched.bench;
 
-import org.knowm.xchart.BitmapEncoder;
-import org.knowm.xchart.CategoryChart;
-import org.knowm.xchart.CategoryChartBuilder;
-import org.knowm.xchart.style.Styler;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,6 +10,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.style.Styler;
 
 /**
  * Turns {@code runs.csv} of {@code benchmarks/run.sh} into markdown tables of medians with ratios
@@ -28,13 +27,23 @@ public final class HttpSummary {
 
     private static final String BASELINE = "cosched";
 
-    private HttpSummary() {
-    }
+    private HttpSummary() {}
 
-    record Run(int round, String variant, String scenario, int connections, double rps, double p50, double p90,
-               double p99, long errors, double cpu, double rss, double csPerRequest, double cpuPerRequest,
-               double jitPerRequest) {
-    }
+    record Run(
+            int round,
+            String variant,
+            String scenario,
+            int connections,
+            double rps,
+            double p50,
+            double p90,
+            double p99,
+            long errors,
+            double cpu,
+            double rss,
+            double csPerRequest,
+            double cpuPerRequest,
+            double jitPerRequest) {}
 
     public static void main(String[] args) throws IOException {
         Path dir = Path.of(args[0]);
@@ -51,8 +60,21 @@ public final class HttpSummary {
             double requests = f.length > 11 ? num(f[11]) : Double.NaN;
             double cpuPerRequest = f.length > 13 ? num(f[13]) : num(f[9]) * 1e6 / requests;
             double jitPerRequest = f.length > 15 ? num(f[15]) : Double.NaN;
-            runs.add(new Run(Integer.parseInt(f[0]), f[1], f[2], Integer.parseInt(f[3]), num(f[4]), num(f[5]), num(f[6]),
-                    num(f[7]), (long) num(f[8]), num(f[9]), num(f[10]), cs, cpuPerRequest, jitPerRequest));
+            runs.add(new Run(
+                    Integer.parseInt(f[0]),
+                    f[1],
+                    f[2],
+                    Integer.parseInt(f[3]),
+                    num(f[4]),
+                    num(f[5]),
+                    num(f[6]),
+                    num(f[7]),
+                    (long) num(f[8]),
+                    num(f[9]),
+                    num(f[10]),
+                    cs,
+                    cpuPerRequest,
+                    jitPerRequest));
         }
         Set<String> scenarios = new LinkedHashSet<>();
         Set<String> variants = new LinkedHashSet<>();
@@ -62,45 +84,95 @@ public final class HttpSummary {
         });
         Map<String, Map<String, List<Run>>> cells = new LinkedHashMap<>();
         for (Run r : runs) {
-            cells.computeIfAbsent(r.scenario(), k -> new LinkedHashMap<>()).computeIfAbsent(r.variant(), k -> new ArrayList<>()).add(r);
+            cells.computeIfAbsent(r.scenario(), k -> new LinkedHashMap<>())
+                    .computeIfAbsent(r.variant(), k -> new ArrayList<>())
+                    .add(r);
         }
         StringBuilder md = new StringBuilder();
-        md.append("Medians over rounds. \"CPU us/req\" is the server process's CPU time (user + system) over the measured "
-                + "window's requests, its range over the rounds in brackets; \"cosched / variant\" divides cosched's CPU per "
-                + "request by the variant's in each round (below 1: cosched spends less), median and rounds; \"of it JIT\" is the "
-                + "part of the CPU per request the JIT's compiler threads spent (median; blank in runs before it was recorded); "
-                + "\"switches/req\" is the server JVM's context switches (voluntary and not, all threads) per request.\n");
+        md.append(
+                "Medians over rounds. \"CPU us/req\" is the server process's CPU time (user + system) over the measured "
+                        + "window's requests, its range over the rounds in brackets; \"cosched / variant\" divides cosched's CPU per "
+                        + "request by the variant's in each round (below 1: cosched spends less), median and rounds; \"of it JIT\" is the "
+                        + "part of the CPU per request the JIT's compiler threads spent (median; blank in runs before it was recorded); "
+                        + "\"switches/req\" is the server JVM's context switches (voluntary and not, all threads) per request.\n");
         for (String scenario : scenarios) {
             Map<String, List<Run>> byVariant = cells.get(scenario);
             List<Run> base = byVariant.get(BASELINE);
-            md.append("\n### ").append(scenario).append(" (").append(byVariant.values().iterator().next().get(0).connections())
+            md.append("\n### ")
+                    .append(scenario)
+                    .append(" (")
+                    .append(byVariant.values().iterator().next().get(0).connections())
                     .append(" connections)\n\n")
-                    .append("| variant | CPU us/req | of it JIT | cosched / variant | switches/req | req/s (median) | p50 ms | p90 ms | p99 ms | errors | peak RSS MB |\n")
+                    .append(
+                            "| variant | CPU us/req | of it JIT | cosched / variant | switches/req | req/s (median) | p50 ms | p90 ms | p99 ms | errors | peak RSS MB |\n")
                     .append("|---|---|---|---|---|---|---|---|---|---|---|\n");
             for (Map.Entry<String, List<Run>> e : byVariant.entrySet()) {
                 List<Run> rs = e.getValue();
-                md.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %.2f | %,.0f | %.2f | %.2f | %.2f | %d | %.0f |%n",
-                        e.getKey(), withRange(rs, Run::cpuPerRequest), orBlank(median(rs, Run::jitPerRequest)),
+                md.append(String.format(
+                        Locale.ROOT,
+                        "| %s | %s | %s | %s | %.2f | %,.0f | %.2f | %.2f | %.2f | %d | %.0f |%n",
+                        e.getKey(),
+                        withRange(rs, Run::cpuPerRequest),
+                        orBlank(median(rs, Run::jitPerRequest)),
                         e.getKey().equals(BASELINE) ? "1.00" : ratios(base, rs),
-                        median(rs, Run::csPerRequest), median(rs, Run::rps), median(rs, Run::p50), median(rs, Run::p90),
-                        median(rs, Run::p99), rs.stream().mapToLong(Run::errors).sum(), median(rs, Run::rss)));
+                        median(rs, Run::csPerRequest),
+                        median(rs, Run::rps),
+                        median(rs, Run::p50),
+                        median(rs, Run::p90),
+                        median(rs, Run::p99),
+                        rs.stream().mapToLong(Run::errors).sum(),
+                        median(rs, Run::rss)));
             }
         }
         System.out.print(md);
         Files.createDirectories(images);
-        chart(cells, scenarios, variants, "median server CPU per request, microseconds (lower is better)", Run::cpuPerRequest,
+        chart(
+                cells,
+                scenarios,
+                variants,
+                "median server CPU per request, microseconds (lower is better)",
+                Run::cpuPerRequest,
                 images.resolve("http-cpu-per-request"));
-        chart(cells, scenarios, variants, "median requests/s (higher is better)", Run::rps, images.resolve("http-throughput"));
-        chart(cells, scenarios, variants, "median p99 latency, ms (lower is better)", Run::p99, images.resolve("http-p99"));
-        chart(cells, scenarios, variants, "server context switches per request (lower is better)", Run::csPerRequest,
+        chart(
+                cells,
+                scenarios,
+                variants,
+                "median requests/s (higher is better)",
+                Run::rps,
+                images.resolve("http-throughput"));
+        chart(
+                cells,
+                scenarios,
+                variants,
+                "median p99 latency, ms (lower is better)",
+                Run::p99,
+                images.resolve("http-p99"));
+        chart(
+                cells,
+                scenarios,
+                variants,
+                "server context switches per request (lower is better)",
+                Run::csPerRequest,
                 images.resolve("http-context-switches"));
     }
 
-    private static void chart(Map<String, Map<String, List<Run>>> cells, Set<String> scenarios, Set<String> variants,
-            String title, java.util.function.ToDoubleFunction<Run> metric, Path file) throws IOException {
-        int width = Math.max(1000, 300 + scenarios.size() * (variants.size() * 14 + 24)); // room for every bar and label
-        CategoryChart chart = new CategoryChartBuilder().width(width).height(450).title(title).xAxisTitle("scenario")
-                .yAxisTitle("").build();
+    private static void chart(
+            Map<String, Map<String, List<Run>>> cells,
+            Set<String> scenarios,
+            Set<String> variants,
+            String title,
+            java.util.function.ToDoubleFunction<Run> metric,
+            Path file)
+            throws IOException {
+        int width =
+                Math.max(1000, 300 + scenarios.size() * (variants.size() * 14 + 24)); // room for every bar and label
+        CategoryChart chart = new CategoryChartBuilder()
+                .width(width)
+                .height(450)
+                .title(title)
+                .xAxisTitle("scenario")
+                .yAxisTitle("")
+                .build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
         chart.getStyler().setOverlapped(false);
         List<String> xs = new ArrayList<>(scenarios);
@@ -118,7 +190,11 @@ public final class HttpSummary {
 
     /** The median and, in brackets, the lowest and highest round. */
     private static String withRange(List<Run> rs, java.util.function.ToDoubleFunction<Run> metric) {
-        double[] v = rs.stream().mapToDouble(metric).filter(d -> !Double.isNaN(d)).sorted().toArray();
+        double[] v = rs.stream()
+                .mapToDouble(metric)
+                .filter(d -> !Double.isNaN(d))
+                .sorted()
+                .toArray();
         if (v.length == 0) {
             return "";
         }
@@ -142,13 +218,26 @@ public final class HttpSummary {
             return "";
         }
         double[] sorted = r.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-        double m = sorted.length % 2 == 1 ? sorted[sorted.length / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
-        return String.format(Locale.ROOT, "%.2f (%s)", m, String.join(", ",
-                r.stream().map(x -> String.format(Locale.ROOT, "%.2f", x)).toList()));
+        double m = sorted.length % 2 == 1
+                ? sorted[sorted.length / 2]
+                : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+        return String.format(
+                Locale.ROOT,
+                "%.2f (%s)",
+                m,
+                String.join(
+                        ", ",
+                        r.stream()
+                                .map(x -> String.format(Locale.ROOT, "%.2f", x))
+                                .toList()));
     }
 
     private static double median(List<Run> rs, java.util.function.ToDoubleFunction<Run> metric) {
-        double[] v = rs.stream().mapToDouble(metric).filter(d -> !Double.isNaN(d)).sorted().toArray();
+        double[] v = rs.stream()
+                .mapToDouble(metric)
+                .filter(d -> !Double.isNaN(d))
+                .sorted()
+                .toArray();
         if (v.length == 0) {
             return Double.NaN;
         }

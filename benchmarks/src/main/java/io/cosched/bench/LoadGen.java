@@ -24,7 +24,6 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
-
 import java.net.ConnectException;
 import java.net.URI;
 import java.util.ArrayDeque;
@@ -97,8 +96,10 @@ public final class LoadGen {
         this.port = url.getPort() > 0 ? url.getPort() : 80;
         this.paths = o.getOrDefault("paths", "/").split(",");
         this.connections = Integer.parseInt(o.getOrDefault("connections", "100"));
-        this.durationNanos = TimeUnit.MILLISECONDS.toNanos((long) (Double.parseDouble(o.getOrDefault("seconds", "10")) * 1000));
-        this.warmupNanos = TimeUnit.MILLISECONDS.toNanos((long) (Double.parseDouble(o.getOrDefault("warmup-seconds", "0")) * 1000));
+        this.durationNanos =
+                TimeUnit.MILLISECONDS.toNanos((long) (Double.parseDouble(o.getOrDefault("seconds", "10")) * 1000));
+        this.warmupNanos = TimeUnit.MILLISECONDS.toNanos(
+                (long) (Double.parseDouble(o.getOrDefault("warmup-seconds", "0")) * 1000));
         this.rate = Double.parseDouble(o.getOrDefault("rate", "0"));
         this.newConnections = o.containsKey("new-connections");
         this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(Long.parseLong(o.getOrDefault("timeout-ms", "5000")));
@@ -111,8 +112,11 @@ public final class LoadGen {
         this.headerName = header == null ? null : header.substring(0, colon).trim();
         this.headerValue = header == null ? null : header.substring(colon + 1).trim();
         this.loop = loop;
-        this.bootstrap = new Bootstrap().group(loop).channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
-                .option(ChannelOption.TCP_NODELAY, true).option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 5000)
+        this.bootstrap = new Bootstrap()
+                .group(loop)
+                .channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 5000)
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
@@ -131,8 +135,8 @@ public final class LoadGen {
             o.put(eq < 0 ? a.substring(2) : a.substring(2, eq), eq < 0 ? "" : a.substring(eq + 1));
         }
         boolean epoll = Epoll.isAvailable();
-        MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(1,
-                epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+        MultiThreadIoEventLoopGroup group =
+                new MultiThreadIoEventLoopGroup(1, epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
         try {
             LoadGen g = new LoadGen(o, group.next(), epoll);
             g.loop.execute(g::begin);
@@ -144,8 +148,7 @@ public final class LoadGen {
     }
 
     /** One request: its path, when it was due (latency counts from then), and whether it is a retry. */
-    private record Req(String path, long due, boolean retry) {
-    }
+    private record Req(String path, long due, boolean retry) {}
 
     /** One connection and the request it carries. */
     private final class Conn {
@@ -256,8 +259,8 @@ public final class LoadGen {
         if (newConnections) {
             r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         }
-        c.timeout = loop.schedule(() -> expired(c, req), Math.max(0, req.due() + timeoutNanos - System.nanoTime()),
-                TimeUnit.NANOSECONDS);
+        c.timeout = loop.schedule(
+                () -> expired(c, req), Math.max(0, req.due() + timeoutNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
         c.channel.writeAndFlush(r);
     }
 
@@ -316,7 +319,9 @@ public final class LoadGen {
                     }
                     inFlight--;
                     if (c.reused && !c.req.retry()) {
-                        retried += counted(c.req) ? 1 : 0; // the server closed a kept-alive connection as the request went out
+                        retried += counted(c.req)
+                                ? 1
+                                : 0; // the server closed a kept-alive connection as the request went out
                         Req again = new Req(c.req.path(), c.req.due(), true);
                         connect(again);
                     } else if (counted(c.req)) {
@@ -359,19 +364,43 @@ public final class LoadGen {
     private String report() {
         double seconds = durationNanos / 1e9;
         StringBuilder sb = new StringBuilder();
-        sb.append("{\"label\":\"").append(label).append("\",\"seconds\":").append(fmt(seconds))
-                .append(",\"answered\":").append(allCount).append(",\"ok\":").append(okCount)
-                .append(",\"okPerSecond\":").append(fmt(okCount / seconds)).append(",\"statuses\":{");
+        sb.append("{\"label\":\"")
+                .append(label)
+                .append("\",\"seconds\":")
+                .append(fmt(seconds))
+                .append(",\"answered\":")
+                .append(allCount)
+                .append(",\"ok\":")
+                .append(okCount)
+                .append(",\"okPerSecond\":")
+                .append(fmt(okCount / seconds))
+                .append(",\"statuses\":{");
         boolean first = true;
         for (Map.Entry<Integer, Long> e : statuses.entrySet()) {
-            sb.append(first ? "" : ",").append('"').append(e.getKey()).append("\":").append(e.getValue());
+            sb.append(first ? "" : ",")
+                    .append('"')
+                    .append(e.getKey())
+                    .append("\":")
+                    .append(e.getValue());
             first = false;
         }
-        sb.append("},\"refused\":").append(refused).append(",\"timedOut\":").append(timedOut).append(",\"lost\":")
-                .append(lost).append(",\"retried\":").append(retried).append(",\"otherErrors\":").append(otherErrors)
-                .append(",\"unsent\":").append(unsent)
-                .append(",\"okMs\":").append(percentiles(okNanos, okCount)).append(",\"allMs\":")
-                .append(percentiles(allNanos, allCount)).append('}');
+        sb.append("},\"refused\":")
+                .append(refused)
+                .append(",\"timedOut\":")
+                .append(timedOut)
+                .append(",\"lost\":")
+                .append(lost)
+                .append(",\"retried\":")
+                .append(retried)
+                .append(",\"otherErrors\":")
+                .append(otherErrors)
+                .append(",\"unsent\":")
+                .append(unsent)
+                .append(",\"okMs\":")
+                .append(percentiles(okNanos, okCount))
+                .append(",\"allMs\":")
+                .append(percentiles(allNanos, allCount))
+                .append('}');
         return sb.toString();
     }
 
@@ -381,8 +410,8 @@ public final class LoadGen {
         }
         long[] s = Arrays.copyOf(a, n);
         Arrays.sort(s);
-        return "{\"p50\":" + ms(s, n, 0.50) + ",\"p90\":" + ms(s, n, 0.90) + ",\"p99\":" + ms(s, n, 0.99)
-                + ",\"max\":" + fmt(s[n - 1] / 1e6) + "}";
+        return "{\"p50\":" + ms(s, n, 0.50) + ",\"p90\":" + ms(s, n, 0.90) + ",\"p99\":" + ms(s, n, 0.99) + ",\"max\":"
+                + fmt(s[n - 1] / 1e6) + "}";
     }
 
     private static String ms(long[] sorted, int n, double q) {

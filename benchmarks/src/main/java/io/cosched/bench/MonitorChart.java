@@ -1,12 +1,5 @@
 package io.cosched.bench;
 
-import org.knowm.xchart.BitmapEncoder;
-import org.knowm.xchart.XYChart;
-import org.knowm.xchart.XYChartBuilder;
-import org.knowm.xchart.style.markers.SeriesMarkers;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
-
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -18,6 +11,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.style.markers.SeriesMarkers;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 /**
  * Polls {@code /actuator/cosched} of a running app and draws what one scheduler did: queue depth,
@@ -29,8 +28,7 @@ public final class MonitorChart {
 
     private static final long PERIOD_MS = 100;
 
-    private MonitorChart() {
-    }
+    private MonitorChart() {}
 
     public static void main(String[] args) throws Exception {
         if (args.length < 5) {
@@ -44,14 +42,17 @@ public final class MonitorChart {
         Path png = Path.of(args[4]);
         String title = args.length > 5 ? args[5] : "cosched scheduler '" + scheduler + "' under a load burst";
 
-        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        HttpClient client =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
         HttpRequest request = HttpRequest.newBuilder(URI.create(base + "/actuator/cosched"))
-                .timeout(Duration.ofSeconds(5)).build();
+                .timeout(Duration.ofSeconds(5))
+                .build();
         ObjectMapper json = new ObjectMapper();
         List<double[]> samples = new ArrayList<>();
         long start = System.nanoTime();
         long end = start + (long) (seconds * 1e9);
-        StringBuilder out = new StringBuilder("t_s,queue_depth,ready,running,waiting,sleeping,active_threads,threads,in_flight\n");
+        StringBuilder out =
+                new StringBuilder("t_s,queue_depth,ready,running,waiting,sleeping,active_threads,threads,in_flight\n");
         for (long next = start; next < end; next += PERIOD_MS * 1_000_000) {
             long wait = next - System.nanoTime();
             if (wait > 0) {
@@ -59,7 +60,8 @@ public final class MonitorChart {
             }
             JsonNode all;
             try {
-                all = json.readTree(client.send(request, HttpResponse.BodyHandlers.ofString()).body());
+                all = json.readTree(client.send(request, HttpResponse.BodyHandlers.ofString())
+                        .body());
             } catch (IOException e) {
                 System.err.println("poll failed: " + e);
                 continue;
@@ -70,9 +72,17 @@ public final class MonitorChart {
                         + all.path("schedulers").propertyNames() + ")");
             }
             double t = (System.nanoTime() - start) / 1e9;
-            double[] row = {t, s.path("queueDepth").asDouble(), s.path("ready").asDouble(), s.path("running").asDouble(),
-                    s.path("waiting").asDouble(), s.path("sleeping").asDouble(), s.path("activeThreads").asDouble(),
-                    s.path("threads").asDouble(), all.path("web").path("inFlight").asDouble()};
+            double[] row = {
+                t,
+                s.path("queueDepth").asDouble(),
+                s.path("ready").asDouble(),
+                s.path("running").asDouble(),
+                s.path("waiting").asDouble(),
+                s.path("sleeping").asDouble(),
+                s.path("activeThreads").asDouble(),
+                s.path("threads").asDouble(),
+                all.path("web").path("inFlight").asDouble()
+            };
             samples.add(row);
             for (int i = 0; i < row.length; i++) {
                 out.append(i == 0 ? String.format(Locale.ROOT, "%.2f", row[i]) : "," + (long) row[i]);
@@ -98,13 +108,22 @@ public final class MonitorChart {
         carriers.addSeries("threads", t, column(samples, 7)).setMarker(SeriesMarkers.NONE);
         Files.createDirectories(png.toAbsolutePath().getParent());
         String file = png.toString();
-        BitmapEncoder.saveBitmap(List.of(work, carriers), 2, 1,
-                file.endsWith(".png") ? file.substring(0, file.length() - 4) : file, BitmapEncoder.BitmapFormat.PNG);
+        BitmapEncoder.saveBitmap(
+                List.of(work, carriers),
+                2,
+                1,
+                file.endsWith(".png") ? file.substring(0, file.length() - 4) : file,
+                BitmapEncoder.BitmapFormat.PNG);
     }
 
     private static XYChart chart(String title, String yTitle) {
-        XYChart chart = new XYChartBuilder().width(1000).height(300).title(title).xAxisTitle("seconds")
-                .yAxisTitle(yTitle).build();
+        XYChart chart = new XYChartBuilder()
+                .width(1000)
+                .height(300)
+                .title(title)
+                .xAxisTitle("seconds")
+                .yAxisTitle(yTitle)
+                .build();
         chart.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.InsideNE);
         return chart;
     }

@@ -3,6 +3,11 @@ package io.cosched.bench;
 import io.cosched.Coroutine;
 import io.cosched.Coroutines;
 import io.cosched.IOManager;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -15,12 +20,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
-
-import java.time.Duration;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * Park to resume: two parties hand a baton back and forth; one operation is one party parking and
@@ -39,8 +38,15 @@ import java.util.concurrent.locks.LockSupport;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 4, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 3, jvmArgsAppend = {"--add-opens", "java.base/java.lang=ALL-UNNAMED", "--enable-native-access=ALL-UNNAMED",
-        "-Xms1g", "-Xmx1g"})
+@Fork(
+        value = 3,
+        jvmArgsAppend = {
+            "--add-opens",
+            "java.base/java.lang=ALL-UNNAMED",
+            "--enable-native-access=ALL-UNNAMED",
+            "-Xms1g",
+            "-Xmx1g"
+        })
 public class ParkResumeBenchmark {
 
     static final int ROUNDS = 10_000;
@@ -84,8 +90,16 @@ public class ParkResumeBenchmark {
 
     @Benchmark
     @OperationsPerInvocation(ROUNDS)
-    @Fork(value = 3, jvmArgsAppend = {"-Djdk.virtualThreadScheduler.parallelism=1", "--add-opens",
-            "java.base/java.lang=ALL-UNNAMED", "--enable-native-access=ALL-UNNAMED", "-Xms1g", "-Xmx1g"})
+    @Fork(
+            value = 3,
+            jvmArgsAppend = {
+                "-Djdk.virtualThreadScheduler.parallelism=1",
+                "--add-opens",
+                "java.base/java.lang=ALL-UNNAMED",
+                "--enable-native-access=ALL-UNNAMED",
+                "-Xms1g",
+                "-Xmx1g"
+            })
     public void vthreadOneCarrier() throws Exception {
         threads(true);
     }
@@ -140,7 +154,9 @@ public class ParkResumeBenchmark {
                     }
                 }
             };
-            threads[side] = virtual ? Thread.ofVirtual().unstarted(body) : Thread.ofPlatform().unstarted(body);
+            threads[side] = virtual
+                    ? Thread.ofVirtual().unstarted(body)
+                    : Thread.ofPlatform().unstarted(body);
             batons[side].owner = threads[side];
         }
         threads[0].start();

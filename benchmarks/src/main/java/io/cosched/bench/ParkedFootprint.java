@@ -3,7 +3,6 @@ package io.cosched.bench;
 import io.cosched.Coroutine;
 import io.cosched.Coroutines;
 import io.cosched.IOManager;
-
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.time.Duration;
@@ -53,7 +52,7 @@ public final class ParkedFootprint {
             }
         } else if (runner.equals("vthread")) {
             AtomicBoolean release = new AtomicBoolean();
-            Thread.ofVirtual().start(() -> { }).join();
+            Thread.ofVirtual().start(() -> {}).join();
             before = usedHeapAfterGc();
             List<Thread> parked = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {

@@ -2,6 +2,12 @@ package io.cosched.bench;
 
 import io.cosched.IOManager;
 import io.cosched.PoolScheduler;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -15,13 +21,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
-
-import java.time.Duration;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Spawn-to-completion: how many tiny tasks per second go from "submitted" to "finished". Every
@@ -41,8 +40,15 @@ import java.util.concurrent.TimeUnit;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 4, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 3, jvmArgsAppend = {"--add-opens", "java.base/java.lang=ALL-UNNAMED", "--enable-native-access=ALL-UNNAMED",
-        "-Xms1g", "-Xmx1g"})
+@Fork(
+        value = 3,
+        jvmArgsAppend = {
+            "--add-opens",
+            "java.base/java.lang=ALL-UNNAMED",
+            "--enable-native-access=ALL-UNNAMED",
+            "-Xms1g",
+            "-Xmx1g"
+        })
 public class SpawnBenchmark {
 
     static final int BATCH = 1_000;
@@ -98,12 +104,13 @@ public class SpawnBenchmark {
         Runnable task = done::countDown;
         if ("iomanager-inside".equals(runner)) {
             io.spawnOn(0, () -> {
-                for (int i = 0; i < BATCH; i++) {
-                    io.execute(task);
-                }
-                done.await();
-                return null;
-            }).join();
+                        for (int i = 0; i < BATCH; i++) {
+                            io.execute(task);
+                        }
+                        done.await();
+                        return null;
+                    })
+                    .join();
             return;
         }
         for (int i = 0; i < BATCH; i++) {

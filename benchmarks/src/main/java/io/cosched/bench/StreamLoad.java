@@ -69,6 +69,7 @@ public final class StreamLoad {
 
     /** Events (sse) or body bytes written (upload), so far: what the timeline records. */
     private final LongAdder units = new LongAdder();
+
     private final AtomicInteger connected = new AtomicInteger();
     private final AtomicInteger failed = new AtomicInteger();
     private final Map<String, AtomicInteger> failures = new ConcurrentHashMap<>();
@@ -89,7 +90,8 @@ public final class StreamLoad {
 
     public static void main(String[] args) throws Exception {
         if (args.length == 0 || !(args[0].equals("sse") || args[0].equals("upload"))) {
-            throw new IllegalArgumentException("mode: " + (args.length == 0 ? "none" : args[0]) + " (expected: sse or upload)");
+            throw new IllegalArgumentException(
+                    "mode: " + (args.length == 0 ? "none" : args[0]) + " (expected: sse or upload)");
         }
         Map<String, String> o = new TreeMap<>();
         for (String a : List.of(args).subList(1, args.length)) {
@@ -122,16 +124,28 @@ public final class StreamLoad {
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < connections; i++) {
             long phase = periodNanos * i / connections;
-            threads.add(Thread.ofVirtual().name("sse-" + i).start(() -> sseConnection(connecting, rcvbuf, periodNanos, phase)));
+            threads.add(Thread.ofVirtual()
+                    .name("sse-" + i)
+                    .start(() -> sseConnection(connecting, rcvbuf, periodNanos, phase)));
         }
         runTimeline(threads);
-        return String.format(Locale.ROOT,
+        return String.format(
+                Locale.ROOT,
                 "{\"mode\":\"sse\",\"connections\":%d,\"connected\":%d,\"failed\":%d,\"failures\":%s,\"events\":%d,"
                         + "\"skipped\":%d,\"outOfOrder\":%d,\"stalls\":%d,\"maxWaitMs\":%.1f,\"eventsPerConnection\":[%d,%d],"
                         + "\"seconds\":%.1f}",
-                connections, connected.get(), failed.get(), failuresJson(), units.sum(), skipped.sum(), outOfOrder.sum(),
-                stalls.sum(), maxWaitNanos.get() / 1e6, minEvents.get() == Long.MAX_VALUE ? 0 : minEvents.get(),
-                maxEvents.get(), (System.nanoTime() - startNanos) / 1e9);
+                connections,
+                connected.get(),
+                failed.get(),
+                failuresJson(),
+                units.sum(),
+                skipped.sum(),
+                outOfOrder.sum(),
+                stalls.sum(),
+                maxWaitNanos.get() / 1e6,
+                minEvents.get() == Long.MAX_VALUE ? 0 : minEvents.get(),
+                maxEvents.get(),
+                (System.nanoTime() - startNanos) / 1e9);
     }
 
     private void sseConnection(Semaphore connecting, int rcvbuf, long periodNanos, long phase) {
@@ -219,12 +233,21 @@ public final class StreamLoad {
         }
         runTimeline(threads);
         double seconds = (System.nanoTime() - startNanos) / 1e9;
-        return String.format(Locale.ROOT,
+        return String.format(
+                Locale.ROOT,
                 "{\"mode\":\"upload\",\"connections\":%d,\"bodyBytes\":%d,\"uploads\":%d,\"wrongSizes\":%d,\"failed\":%d,"
                         + "\"failures\":%s,\"bytes\":%d,\"mbPerSecond\":%.1f,\"uploadSeconds\":[%.2f,%.2f],\"seconds\":%.1f}",
-                connections, size, uploads.sum(), wrongSizes.sum(), failed.get(), failuresJson(), units.sum(),
-                units.sum() / 1048576.0 / seconds, minUploadNanos.get() == Long.MAX_VALUE ? 0 : minUploadNanos.get() / 1e9,
-                maxUploadNanos.get() / 1e9, seconds);
+                connections,
+                size,
+                uploads.sum(),
+                wrongSizes.sum(),
+                failed.get(),
+                failuresJson(),
+                units.sum(),
+                units.sum() / 1048576.0 / seconds,
+                minUploadNanos.get() == Long.MAX_VALUE ? 0 : minUploadNanos.get() / 1e9,
+                maxUploadNanos.get() / 1e9,
+                seconds);
     }
 
     private void uploadConnection(long size, int count) {
@@ -232,8 +255,9 @@ public final class StreamLoad {
         for (int i = 0; i < chunk.length; i++) {
             chunk[i] = (byte) ('a' + i % 26);
         }
-        byte[] request = ("POST " + path + " HTTP/1.1\r\nHost: " + hostHeader + "\r\nContent-Type: application/octet-stream\r\n"
-                + "Content-Length: " + size + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+        byte[] request = ("POST " + path + " HTTP/1.1\r\nHost: " + hostHeader
+                        + "\r\nContent-Type: application/octet-stream\r\n" + "Content-Length: " + size + "\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII);
         int done = 0;
         Socket socket = null;
         HttpReader in = null;
@@ -336,13 +360,18 @@ public final class StreamLoad {
 
     private void fail(String why) {
         failed.incrementAndGet();
-        failures.computeIfAbsent(abbreviate(why.replaceAll("[0-9]+", "N")), k -> new AtomicInteger()).incrementAndGet();
+        failures.computeIfAbsent(abbreviate(why.replaceAll("[0-9]+", "N")), k -> new AtomicInteger())
+                .incrementAndGet();
     }
 
     private String failuresJson() {
         StringBuilder b = new StringBuilder("{");
-        new TreeMap<>(failures).forEach((k, v) -> b.append(b.length() > 1 ? "," : "").append('"')
-                .append(k.replace("\\", "\\\\").replace("\"", "'")).append("\":").append(v.get()));
+        new TreeMap<>(failures)
+                .forEach((k, v) -> b.append(b.length() > 1 ? "," : "")
+                        .append('"')
+                        .append(k.replace("\\", "\\\\").replace("\"", "'"))
+                        .append("\":")
+                        .append(v.get()));
         return b.append('}').toString();
     }
 
@@ -370,8 +399,7 @@ public final class StreamLoad {
     // Byte arrays of their own rather than a BufferedInputStream: at 80,000 events a second a read() per byte
     // (each taking the stream's lock) and a String per line made the client, not the server, the bottleneck.
 
-    record Head(int status, long length, boolean chunked, boolean close) {
-    }
+    record Head(int status, long length, boolean chunked, boolean close) {}
 
     /** One connection's input, through a buffer of its own: a read of the socket takes at most its size. */
     static final class HttpReader {
@@ -410,7 +438,7 @@ public final class StreamLoad {
                     case "content-length" -> length = Long.parseLong(value);
                     case "transfer-encoding" -> chunked = value.contains("chunked");
                     case "connection" -> close = value.contains("close") || (close && !value.contains("keep-alive"));
-                    default -> { }
+                    default -> {}
                 }
             }
             return new Head(Integer.parseInt(parts[1]), length, chunked, close || (length < 0 && !chunked));
@@ -615,7 +643,8 @@ public final class StreamLoad {
             for (int i = from; i < end; i++) {
                 int d = buf[i] - '0';
                 if (d < 0 || d > 9) {
-                    throw new IOException("an id that is not a number: " + new String(buf, from, end - from, StandardCharsets.US_ASCII));
+                    throw new IOException("an id that is not a number: "
+                            + new String(buf, from, end - from, StandardCharsets.US_ASCII));
                 }
                 v = v * 10 + d;
             }

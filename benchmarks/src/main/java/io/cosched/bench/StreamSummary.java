@@ -25,11 +25,11 @@ public final class StreamSummary {
 
     /** The targets' bounds, as the issue states them or, where it says "flat", as this benchmark reads it. */
     private static final double MAX_UPLOAD_HEAP_GROWTH_MB = 64;
+
     private static final double MAX_CPU_RATIO = 1.1;
     private static final double MAX_FLAT_HEAP_GROWTH_MB = 8;
 
-    private StreamSummary() {
-    }
+    private StreamSummary() {}
 
     /** One line of runs.csv, its fields by column name (blank fields are NaN). */
     record Run(Map<String, String> f) {
@@ -60,48 +60,79 @@ public final class StreamSummary {
                 f.put(header[i], v[i]);
             }
             Run r = new Run(f);
-            cells.computeIfAbsent(r.str("scenario"), k -> new LinkedHashMap<>()).computeIfAbsent(r.str("variant"),
-                    k -> new ArrayList<>()).add(r);
+            cells.computeIfAbsent(r.str("scenario"), k -> new LinkedHashMap<>())
+                    .computeIfAbsent(r.str("variant"), k -> new ArrayList<>())
+                    .add(r);
         }
         StringBuilder md = new StringBuilder();
-        md.append("Medians over rounds, the server JVM's figures over each measured window. \"CPU\" is its user + system "
-                + "time per event or per MiB, the lowest and highest round in brackets; \"/ reactive\" divides a variant's "
-                + "CPU per unit by the reactive variant's in the same round (median, then the rounds); \"alloc\" is the heap "
-                + "allocated per unit (from eden's use between jstat samples); \"live heap\" is the heap after a full GC "
-                + "at the window's start and end; \"peak growth\" is the highest used heap during the window (garbage not "
-                + "yet collected included) over the live heap at its start; \"RSS growth\" is the peak RSS over the RSS at "
-                + "the start; \"load CPU\" is the load generator's CPU over the window in percent of its one core: near 100, the "
-                + "rate is the client's limit, and the server's CPU per unit is the figure to compare.\n");
+        md.append(
+                "Medians over rounds, the server JVM's figures over each measured window. \"CPU\" is its user + system "
+                        + "time per event or per MiB, the lowest and highest round in brackets; \"/ reactive\" divides a variant's "
+                        + "CPU per unit by the reactive variant's in the same round (median, then the rounds); \"alloc\" is the heap "
+                        + "allocated per unit (from eden's use between jstat samples); \"live heap\" is the heap after a full GC "
+                        + "at the window's start and end; \"peak growth\" is the highest used heap during the window (garbage not "
+                        + "yet collected included) over the live heap at its start; \"RSS growth\" is the peak RSS over the RSS at "
+                        + "the start; \"load CPU\" is the load generator's CPU over the window in percent of its one core: near 100, the "
+                        + "rate is the client's limit, and the server's CPU per unit is the figure to compare.\n");
         for (Map.Entry<String, Map<String, List<Run>>> scenario : cells.entrySet()) {
             String name = scenario.getKey();
             Map<String, List<Run>> byVariant = scenario.getValue();
             Run first = byVariant.values().iterator().next().get(0);
-            md.append("\n### ").append(name).append(" (").append((int) first.num("connections")).append(" connection")
-                    .append(first.num("connections") == 1 ? "" : "s").append(")\n\n");
+            md.append("\n### ")
+                    .append(name)
+                    .append(" (")
+                    .append((int) first.num("connections"))
+                    .append(" connection")
+                    .append(first.num("connections") == 1 ? "" : "s")
+                    .append(")\n\n");
             if (name.startsWith("sse")) {
-                md.append("| variant | CPU us/event | / reactive | events/s | produced/s | switches/event | alloc KB/event "
-                        + "| live heap MB | peak growth MB | RSS growth MB | producers at end | ids skipped | failed | stalls | settle s | load CPU % |\n")
+                md.append(
+                                "| variant | CPU us/event | / reactive | events/s | produced/s | switches/event | alloc KB/event "
+                                        + "| live heap MB | peak growth MB | RSS growth MB | producers at end | ids skipped | failed | stalls | settle s | load CPU % |\n")
                         .append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
                 for (Map.Entry<String, List<Run>> e : byVariant.entrySet()) {
                     List<Run> rs = e.getValue();
-                    md.append(String.format(Locale.ROOT, "| %s | %s | %s | %,.0f | %,.0f | %.3f | %.2f | %s | %.1f | %.1f | %s | %s | %s | %s | %s | %s |%n",
-                            e.getKey(), withRange(rs, "cpu_us_per_unit", "%.2f"), ratios(byVariant.get(BASELINE), rs),
-                            median(rs, "rate"), median(rs, "produced_per_s"), median(rs, "cs_per_unit"),
-                            median(rs, "alloc_kb_per_unit"), liveHeap(rs), median(rs, "peak_heap_growth_mb"),
-                            median(rs, "rss_growth_mb"), minOf(rs, "producers_end"), sum(rs, "skipped"), sum(rs, "failed"),
-                            sum(rs, "stalls"), orBlank(median(rs, "settle_s"), "%.0f"), orBlank(median(rs, "load_cpu_pct"), "%.0f")));
+                    md.append(String.format(
+                            Locale.ROOT,
+                            "| %s | %s | %s | %,.0f | %,.0f | %.3f | %.2f | %s | %.1f | %.1f | %s | %s | %s | %s | %s | %s |%n",
+                            e.getKey(),
+                            withRange(rs, "cpu_us_per_unit", "%.2f"),
+                            ratios(byVariant.get(BASELINE), rs),
+                            median(rs, "rate"),
+                            median(rs, "produced_per_s"),
+                            median(rs, "cs_per_unit"),
+                            median(rs, "alloc_kb_per_unit"),
+                            liveHeap(rs),
+                            median(rs, "peak_heap_growth_mb"),
+                            median(rs, "rss_growth_mb"),
+                            minOf(rs, "producers_end"),
+                            sum(rs, "skipped"),
+                            sum(rs, "failed"),
+                            sum(rs, "stalls"),
+                            orBlank(median(rs, "settle_s"), "%.0f"),
+                            orBlank(median(rs, "load_cpu_pct"), "%.0f")));
                 }
             } else {
                 md.append("| variant | CPU us/MiB | / reactive | MiB/s | switches/MiB | alloc KB/MiB | live heap MB "
-                        + "| peak growth MB | old gen growth MB | RSS growth MB | failed | load CPU % |\n")
+                                + "| peak growth MB | old gen growth MB | RSS growth MB | failed | load CPU % |\n")
                         .append("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
                 for (Map.Entry<String, List<Run>> e : byVariant.entrySet()) {
                     List<Run> rs = e.getValue();
-                    md.append(String.format(Locale.ROOT, "| %s | %s | %s | %,.0f | %.2f | %.1f | %s | %.1f | %.1f | %.1f | %s | %s |%n",
-                            e.getKey(), withRange(rs, "cpu_us_per_unit", "%.0f"), ratios(byVariant.get(BASELINE), rs),
-                            median(rs, "rate"), median(rs, "cs_per_unit"), median(rs, "alloc_kb_per_unit"), liveHeap(rs),
-                            median(rs, "peak_heap_growth_mb"), median(rs, "old_growth_mb"), median(rs, "rss_growth_mb"),
-                            sum(rs, "failed"), orBlank(median(rs, "load_cpu_pct"), "%.0f")));
+                    md.append(String.format(
+                            Locale.ROOT,
+                            "| %s | %s | %s | %,.0f | %.2f | %.1f | %s | %.1f | %.1f | %.1f | %s | %s |%n",
+                            e.getKey(),
+                            withRange(rs, "cpu_us_per_unit", "%.0f"),
+                            ratios(byVariant.get(BASELINE), rs),
+                            median(rs, "rate"),
+                            median(rs, "cs_per_unit"),
+                            median(rs, "alloc_kb_per_unit"),
+                            liveHeap(rs),
+                            median(rs, "peak_heap_growth_mb"),
+                            median(rs, "old_growth_mb"),
+                            median(rs, "rss_growth_mb"),
+                            sum(rs, "failed"),
+                            orBlank(median(rs, "load_cpu_pct"), "%.0f")));
                 }
             }
         }
@@ -112,52 +143,104 @@ public final class StreamSummary {
     /** The issue's targets, checked for every variant (they are cosched's; the others show where the bar is). */
     private static String targets(Map<String, Map<String, List<Run>>> cells) {
         List<String> variants = new ArrayList<>();
-        cells.values().forEach(m -> m.keySet().forEach(v -> {
-            if (!variants.contains(v)) {
-                variants.add(v);
-            }
-        }));
+        cells.values()
+                .forEach(m -> m.keySet().forEach(v -> {
+                    if (!variants.contains(v)) {
+                        variants.add(v);
+                    }
+                }));
         StringBuilder md = new StringBuilder("\n### Targets\n\n| target |");
         variants.forEach(v -> md.append(' ').append(v).append(" |"));
         md.append("\n|---|").append("---|".repeat(variants.size())).append('\n');
         Map<String, List<Run>> upload = cells.getOrDefault("upload-1g", Map.of());
         Map<String, List<Run>> upload100 = cells.getOrDefault("upload", Map.of());
         Map<String, List<Run>> sse = cells.getOrDefault("sse-slow", Map.of());
-        row(md, variants, String.format(Locale.ROOT, "1 GiB upload: peak heap growth < %.0f MB (garbage included; highest round)", MAX_UPLOAD_HEAP_GROWTH_MB), upload,
-                rs -> check(maxOf(rs, "peak_heap_growth_mb"), "%.1f MB", maxOf(rs, "peak_heap_growth_mb") < MAX_UPLOAD_HEAP_GROWTH_MB));
+        row(
+                md,
+                variants,
+                String.format(
+                        Locale.ROOT,
+                        "1 GiB upload: peak heap growth < %.0f MB (garbage included; highest round)",
+                        MAX_UPLOAD_HEAP_GROWTH_MB),
+                upload,
+                rs -> check(
+                        maxOf(rs, "peak_heap_growth_mb"),
+                        "%.1f MB",
+                        maxOf(rs, "peak_heap_growth_mb") < MAX_UPLOAD_HEAP_GROWTH_MB));
         cpuRow(md, variants, "1 GiB upload", upload);
         cpuRow(md, variants, "100 MiB uploads", upload100);
-        row(md, variants, "SSE slow clients: producers park (events made/s <= 1.1x events taken/s, every round)", sse, rs -> {
-            double worst = rs.stream().mapToDouble(r -> r.num("produced_per_s") / r.num("rate")).max().orElse(Double.NaN);
-            return check(worst, "%.2fx", worst <= 1.1);
-        });
-        row(md, variants, String.format(Locale.ROOT, "SSE slow clients: live heap flat over the window (growth <= %.0f MB, highest round)",
-                MAX_FLAT_HEAP_GROWTH_MB), sse, rs -> {
-                    double g = rs.stream().mapToDouble(r -> r.num("heap_end_mb") - r.num("heap_start_mb")).max().orElse(Double.NaN);
+        row(
+                md,
+                variants,
+                "SSE slow clients: producers park (events made/s <= 1.1x events taken/s, every round)",
+                sse,
+                rs -> {
+                    double worst = rs.stream()
+                            .mapToDouble(r -> r.num("produced_per_s") / r.num("rate"))
+                            .max()
+                            .orElse(Double.NaN);
+                    return check(worst, "%.2fx", worst <= 1.1);
+                });
+        row(
+                md,
+                variants,
+                String.format(
+                        Locale.ROOT,
+                        "SSE slow clients: live heap flat over the window (growth <= %.0f MB, highest round)",
+                        MAX_FLAT_HEAP_GROWTH_MB),
+                sse,
+                rs -> {
+                    double g = rs.stream()
+                            .mapToDouble(r -> r.num("heap_end_mb") - r.num("heap_start_mb"))
+                            .max()
+                            .orElse(Double.NaN);
                     return check(g, "%+.1f MB", g <= MAX_FLAT_HEAP_GROWTH_MB);
                 });
-        row(md, variants, "SSE slow clients: no event lost, no stream cut (ids skipped / failed connections / producers gone)", sse, rs -> {
-            double skipped = sumOf(rs, "skipped");
-            double failed = sumOf(rs, "failed");
-            double gone = rs.stream().mapToDouble(r -> r.num("connections") - r.num("producers_end")).sum();
-            return verdict(String.format(Locale.ROOT, "%.0f / %.0f / %.0f", skipped, failed, gone), skipped + failed + gone == 0);
-        });
+        row(
+                md,
+                variants,
+                "SSE slow clients: no event lost, no stream cut (ids skipped / failed connections / producers gone)",
+                sse,
+                rs -> {
+                    double skipped = sumOf(rs, "skipped");
+                    double failed = sumOf(rs, "failed");
+                    double gone = rs.stream()
+                            .mapToDouble(r -> r.num("connections") - r.num("producers_end"))
+                            .sum();
+                    return verdict(
+                            String.format(Locale.ROOT, "%.0f / %.0f / %.0f", skipped, failed, gone),
+                            skipped + failed + gone == 0);
+                });
         return md.toString();
     }
 
-    private static void row(StringBuilder md, List<String> variants, String target, Map<String, List<Run>> cell,
+    private static void row(
+            StringBuilder md,
+            List<String> variants,
+            String target,
+            Map<String, List<Run>> cell,
             java.util.function.Function<List<Run>, String> verdict) {
         md.append("| ").append(target).append(" |");
         for (String v : variants) {
             List<Run> rs = cell.get(v);
-            md.append(' ').append(rs == null || rs.isEmpty() ? "" : verdict.apply(rs)).append(" |");
+            md.append(' ')
+                    .append(rs == null || rs.isEmpty() ? "" : verdict.apply(rs))
+                    .append(" |");
         }
         md.append('\n');
     }
 
     private static void cpuRow(StringBuilder md, List<String> variants, String scenario, Map<String, List<Run>> cell) {
-        row(md, variants, String.format(Locale.ROOT, "%s: CPU per MiB <= %.1fx reactive's (median of the rounds' ratios)", scenario,
-                MAX_CPU_RATIO), cell, rs -> {
+        row(
+                md,
+                variants,
+                String.format(
+                        Locale.ROOT,
+                        "%s: CPU per MiB <= %.1fx reactive's (median of the rounds' ratios)",
+                        scenario,
+                        MAX_CPU_RATIO),
+                cell,
+                rs -> {
                     double r = medianRatio(cell.get(BASELINE), rs);
                     return Double.isNaN(r) ? "" : check(r, "%.2fx", r <= MAX_CPU_RATIO);
                 });
@@ -182,7 +265,8 @@ public final class StreamSummary {
         if (v.length == 0) {
             return "";
         }
-        return String.format(Locale.ROOT, format + " (" + format + "-" + format + ")", median(v), v[0], v[v.length - 1]);
+        return String.format(
+                Locale.ROOT, format + " (" + format + "-" + format + ")", median(v), v[0], v[v.length - 1]);
     }
 
     /** The variant's CPU per unit over the baseline's, in each round both ran: the median, then the rounds. */
@@ -191,13 +275,22 @@ public final class StreamSummary {
         if (r.isEmpty()) {
             return "";
         }
-        return String.format(Locale.ROOT, "%.2f (%s)", median(r.stream().mapToDouble(Double::doubleValue).sorted().toArray()),
-                String.join(", ", r.stream().map(x -> String.format(Locale.ROOT, "%.2f", x)).toList()));
+        return String.format(
+                Locale.ROOT,
+                "%.2f (%s)",
+                median(r.stream().mapToDouble(Double::doubleValue).sorted().toArray()),
+                String.join(
+                        ", ",
+                        r.stream()
+                                .map(x -> String.format(Locale.ROOT, "%.2f", x))
+                                .toList()));
     }
 
     private static double medianRatio(List<Run> base, List<Run> rs) {
         List<Double> r = roundRatios(base, rs);
-        return r.isEmpty() ? Double.NaN : median(r.stream().mapToDouble(Double::doubleValue).sorted().toArray());
+        return r.isEmpty()
+                ? Double.NaN
+                : median(r.stream().mapToDouble(Double::doubleValue).sorted().toArray());
     }
 
     private static List<Double> roundRatios(List<Run> base, List<Run> rs) {
@@ -239,7 +332,9 @@ public final class StreamSummary {
 
     private static String sum(List<Run> rs, String column) {
         double[] v = values(rs, r -> r.num(column));
-        return v.length == 0 ? "" : String.format(Locale.ROOT, "%.0f", Arrays.stream(v).sum());
+        return v.length == 0
+                ? ""
+                : String.format(Locale.ROOT, "%.0f", Arrays.stream(v).sum());
     }
 
     private static double sumOf(List<Run> rs, String column) {
@@ -247,7 +342,11 @@ public final class StreamSummary {
     }
 
     private static double[] values(List<Run> rs, ToDoubleFunction<Run> metric) {
-        return rs.stream().mapToDouble(metric).filter(d -> !Double.isNaN(d)).sorted().toArray();
+        return rs.stream()
+                .mapToDouble(metric)
+                .filter(d -> !Double.isNaN(d))
+                .sorted()
+                .toArray();
     }
 
     private static String orBlank(double v, String format) {

@@ -1,9 +1,5 @@
 package io.cosched.bench;
 
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
-import tools.jackson.databind.json.JsonMapper;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,6 +9,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Turns a JMH JSON result and footprint lines into the markdown tables of docs/benchmarks.md.
@@ -29,8 +28,8 @@ public final class Summarize {
             "ParkResumeBenchmark", "cosched",
             "TimerBenchmark", "coschedOnLoop");
 
-    record Row(String group, String label, double median, double min, double max, String unit, boolean higherIsBetter) {
-    }
+    record Row(
+            String group, String label, double median, double min, double max, String unit, boolean higherIsBetter) {}
 
     public static void main(String[] args) throws IOException {
         ObjectMapper mapper = JsonMapper.builder().build();
@@ -61,15 +60,29 @@ public final class Summarize {
         StringBuilder md = new StringBuilder();
         for (Map.Entry<String, List<Row>> e : groups.entrySet()) {
             String baselineLabel = BASELINE.get(e.getKey());
-            Row base = e.getValue().stream().filter(r -> r.label().equals(baselineLabel)).findFirst().orElse(null);
+            Row base = e.getValue().stream()
+                    .filter(r -> r.label().equals(baselineLabel))
+                    .findFirst()
+                    .orElse(null);
             md.append("\n#### ").append(e.getKey()).append("\n\n");
             md.append("| variant | median | fork range | unit | speed vs cosched |\n|---|---:|---:|---|---:|\n");
             for (Row r : e.getValue()) {
-                String ratio = base == null ? "" : String.format(Locale.ROOT, "%.2f×",
-                        r.higherIsBetter() ? r.median() / base.median() : base.median() / r.median());
-                md.append(String.format(Locale.ROOT, "| %s%s | %s | %s – %s | %s | %s |%n",
-                        r.label(), r == base && !r.label().equals("cosched") ? " (cosched)" : "", fmt(r.median()), fmt(r.min()), fmt(r.max()),
-                        r.unit(), ratio));
+                String ratio = base == null
+                        ? ""
+                        : String.format(
+                                Locale.ROOT,
+                                "%.2f×",
+                                r.higherIsBetter() ? r.median() / base.median() : base.median() / r.median());
+                md.append(String.format(
+                        Locale.ROOT,
+                        "| %s%s | %s | %s – %s | %s | %s |%n",
+                        r.label(),
+                        r == base && !r.label().equals("cosched") ? " (cosched)" : "",
+                        fmt(r.median()),
+                        fmt(r.min()),
+                        fmt(r.max()),
+                        r.unit(),
+                        ratio));
             }
         }
         if (args.length > 1) {
@@ -87,7 +100,8 @@ public final class Summarize {
                 }
             }
             for (Map.Entry<String, List<Long>> e : byRunner.entrySet()) {
-                double[] v = e.getValue().stream().mapToDouble(Long::doubleValue).toArray();
+                double[] v =
+                        e.getValue().stream().mapToDouble(Long::doubleValue).toArray();
                 md.append(String.format(Locale.ROOT, "| %s | %.0f | %s |%n", e.getKey(), median(v), e.getValue()));
             }
         }

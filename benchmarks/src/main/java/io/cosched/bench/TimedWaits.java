@@ -4,7 +4,6 @@ import io.cosched.Coroutines;
 import io.cosched.IOManager;
 import io.cosched.SchedulerStats;
 import io.cosched.net.LoopSocketFactory;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
@@ -38,13 +37,16 @@ public final class TimedWaits {
         void once() throws Exception;
     }
 
-    private TimedWaits() {
-    }
+    private TimedWaits() {}
 
     public static void main(String[] args) throws Exception {
         int waits = args.length > 0 ? Integer.parseInt(args[0]) : 2000;
-        try (IOManager io = IOManager.builder().name("waits").threads(1).stallThreshold(Duration.ZERO).build();
-             ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+        try (IOManager io = IOManager.builder()
+                        .name("waits")
+                        .threads(1)
+                        .stallThreshold(Duration.ZERO)
+                        .build();
+                ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
             io.start();
             Thread.ofPlatform().daemon().start(() -> {
                 try {
@@ -57,15 +59,16 @@ public final class TimedWaits {
             });
             ReentrantLock held = new ReentrantLock();
             CountDownLatch release = new CountDownLatch(1);
-            io.spawn(() -> { // another coroutine holds the lock throughout
-                held.lock();
-                try {
-                    release.await();
-                } finally {
-                    held.unlock();
-                }
-                return null;
-            });
+            io.spawn(
+                    () -> { // another coroutine holds the lock throughout
+                        held.lock();
+                        try {
+                            release.await();
+                        } finally {
+                            held.unlock();
+                        }
+                        return null;
+                    });
             BlockingQueue<Object> empty = new ArrayBlockingQueue<>(1);
             Map<String, Wait> kinds = new LinkedHashMap<>();
             kinds.put("Thread.sleep(1 ms)", () -> Thread.sleep(1));
@@ -73,8 +76,9 @@ public final class TimedWaits {
             kinds.put("ReentrantLock.tryLock(1 ms), held elsewhere", () -> held.tryLock(1, TimeUnit.MILLISECONDS));
             kinds.put("BlockingQueue.poll(1 ms), empty", () -> empty.poll(1, TimeUnit.MILLISECONDS));
             kinds.put("Coroutines.sleep(1 ms)", () -> Coroutines.sleep(Duration.ofMillis(1)));
-            System.out.printf("%-48s %10s %10s %14s%n", "timed wait in a coroutine, timing out", "local/wait",
-                    "remote/wait", "switches/wait");
+            System.out.printf(
+                    "%-48s %10s %10s %14s%n",
+                    "timed wait in a coroutine, timing out", "local/wait", "remote/wait", "switches/wait");
             for (Map.Entry<String, Wait> k : kinds.entrySet()) {
                 measure(io, k.getKey(), waits, () -> {
                     for (int i = 0; i < waits; i++) {
@@ -83,7 +87,10 @@ public final class TimedWaits {
                 });
             }
             measure(io, "JDK socket read, soTimeout 1 ms", waits, () -> readTimeouts(new Socket(), silent, waits));
-            measure(io, "LoopSocket read, soTimeout 1 ms", waits,
+            measure(
+                    io,
+                    "LoopSocket read, soTimeout 1 ms",
+                    waits,
                     () -> readTimeouts(new LoopSocketFactory(io).createSocket(), silent, waits));
             release.countDown();
         }
@@ -105,21 +112,27 @@ public final class TimedWaits {
     }
 
     private static void measure(IOManager io, String name, int waits, Wait all) throws Exception {
-        io.spawn(() -> { // warm the path up first
-            all.once();
-            return null;
-        }).join();
+        io.spawn(
+                        () -> { // warm the path up first
+                            all.once();
+                            return null;
+                        })
+                .join();
         SchedulerStats before = io.stats();
         long switches = contextSwitches();
         io.spawn(() -> {
-            all.once();
-            return null;
-        }).join();
+                    all.once();
+                    return null;
+                })
+                .join();
         long cs = contextSwitches() - switches;
         SchedulerStats after = io.stats();
-        System.out.printf("%-48s %10.2f %10.2f %14.2f%n", name,
+        System.out.printf(
+                "%-48s %10.2f %10.2f %14.2f%n",
+                name,
                 (after.localWakeups() - before.localWakeups()) / (double) waits,
-                (after.remoteWakeups() - before.remoteWakeups()) / (double) waits, cs / (double) waits);
+                (after.remoteWakeups() - before.remoteWakeups()) / (double) waits,
+                cs / (double) waits);
     }
 
     /** Voluntary and involuntary context switches of every thread of this JVM. */
@@ -129,8 +142,10 @@ public final class TimedWaits {
             for (Path t : tasks.toList()) {
                 try {
                     for (String line : Files.readAllLines(t.resolve("status"))) {
-                        if (line.startsWith("voluntary_ctxt_switches") || line.startsWith("nonvoluntary_ctxt_switches")) {
-                            sum += Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+                        if (line.startsWith("voluntary_ctxt_switches")
+                                || line.startsWith("nonvoluntary_ctxt_switches")) {
+                            sum += Long.parseLong(
+                                    line.substring(line.indexOf(':') + 1).trim());
                         }
                     }
                 } catch (IOException gone) {

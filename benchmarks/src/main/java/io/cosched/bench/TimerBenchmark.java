@@ -6,6 +6,10 @@ import io.cosched.TimerManager;
 import io.netty.channel.EventLoop;
 import io.netty.util.HashedWheelTimer;
 import io.netty.util.Timeout;
+import java.time.Duration;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -20,11 +24,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
-
-import java.time.Duration;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Timer add + cancel with a large number of timers already pending (request timeouts that are
@@ -42,12 +41,19 @@ import java.util.concurrent.TimeUnit;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 4, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 3, jvmArgsAppend = {"--add-opens", "java.base/java.lang=ALL-UNNAMED", "--enable-native-access=ALL-UNNAMED",
-        "-Xms3g", "-Xmx3g"})
+@Fork(
+        value = 3,
+        jvmArgsAppend = {
+            "--add-opens",
+            "java.base/java.lang=ALL-UNNAMED",
+            "--enable-native-access=ALL-UNNAMED",
+            "-Xms3g",
+            "-Xmx3g"
+        })
 public class TimerBenchmark {
 
     static final int BATCH = 100_000;
-    static final Runnable NOOP = () -> { };
+    static final Runnable NOOP = () -> {};
 
     /** Delays cycle over a minute, so new timers do not all go to the same place. */
     static long delayNanos(int i) {
@@ -79,10 +85,11 @@ public class TimerBenchmark {
             timers = io.timers();
             loop = io.eventLoopGroup().next();
             loop.submit(() -> {
-                for (int i = 0; i < pending; i++) {
-                    timers.addTimer(Duration.ofNanos(TimeUnit.HOURS.toNanos(1) + i), NOOP);
-                }
-            }).get();
+                        for (int i = 0; i < pending; i++) {
+                            timers.addTimer(Duration.ofNanos(TimeUnit.HOURS.toNanos(1) + i), NOOP);
+                        }
+                    })
+                    .get();
             if (timers.pending() != pending) {
                 throw new IllegalStateException("pending " + timers.pending());
             }
@@ -108,10 +115,11 @@ public class TimerBenchmark {
             io.start();
             loop = io.eventLoopGroup().next();
             loop.submit(() -> {
-                for (int i = 0; i < pending; i++) {
-                    loop.schedule(NOOP, TimeUnit.HOURS.toNanos(1) + i, TimeUnit.NANOSECONDS);
-                }
-            }).get();
+                        for (int i = 0; i < pending; i++) {
+                            loop.schedule(NOOP, TimeUnit.HOURS.toNanos(1) + i, TimeUnit.NANOSECONDS);
+                        }
+                    })
+                    .get();
         }
 
         @TearDown(Level.Trial)
@@ -153,7 +161,7 @@ public class TimerBenchmark {
         public void setUp() {
             wheel = new HashedWheelTimer(1, TimeUnit.MILLISECONDS, 512);
             for (int i = 0; i < pending; i++) {
-                wheel.newTimeout(t -> { }, TimeUnit.HOURS.toNanos(1) + i, TimeUnit.NANOSECONDS);
+                wheel.newTimeout(t -> {}, TimeUnit.HOURS.toNanos(1) + i, TimeUnit.NANOSECONDS);
             }
         }
 
@@ -167,11 +175,12 @@ public class TimerBenchmark {
     @OperationsPerInvocation(BATCH)
     public void coschedOnLoop(Cosched s) throws Exception {
         s.loop.submit(() -> {
-            for (int i = 0; i < BATCH; i++) {
-                Timer t = s.timers.addTimer(DELAYS[i % 60], NOOP);
-                t.cancel();
-            }
-        }).get();
+                    for (int i = 0; i < BATCH; i++) {
+                        Timer t = s.timers.addTimer(DELAYS[i % 60], NOOP);
+                        t.cancel();
+                    }
+                })
+                .get();
     }
 
     @Benchmark
@@ -187,10 +196,12 @@ public class TimerBenchmark {
     @OperationsPerInvocation(BATCH)
     public void nettyScheduleOnLoop(Netty s) throws Exception {
         s.loop.submit(() -> {
-            for (int i = 0; i < BATCH; i++) {
-                s.loop.schedule(NOOP, delayNanos(i % 60), TimeUnit.NANOSECONDS).cancel(false);
-            }
-        }).get();
+                    for (int i = 0; i < BATCH; i++) {
+                        s.loop.schedule(NOOP, delayNanos(i % 60), TimeUnit.NANOSECONDS)
+                                .cancel(false);
+                    }
+                })
+                .get();
     }
 
     @Benchmark
@@ -206,7 +217,7 @@ public class TimerBenchmark {
     @OperationsPerInvocation(BATCH)
     public void nettyHashedWheelTimer(Wheel s) {
         for (int i = 0; i < BATCH; i++) {
-            Timeout t = s.wheel.newTimeout(x -> { }, delayNanos(i % 60), TimeUnit.NANOSECONDS);
+            Timeout t = s.wheel.newTimeout(x -> {}, delayNanos(i % 60), TimeUnit.NANOSECONDS);
             t.cancel();
         }
     }

@@ -1,8 +1,8 @@
 package io.cosched.internal;
 
-import org.jspecify.annotations.Nullable;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What to add to the error of blocking I/O called on a loop thread outside any coroutine when the caller is code
@@ -23,11 +23,15 @@ final class CallerHint {
 
     /** The sentence to add, or "" when no frame of the calling thread belongs to a marked class. */
     String describe() {
-        java.util.List<StackWalker.StackFrame> frames = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE)
+        java.util.List<StackWalker.StackFrame> frames = StackWalker.getInstance(
+                        StackWalker.Option.RETAIN_CLASS_REFERENCE)
                 .walk(s -> s.toList());
         for (StackWalker.StackFrame f : frames) {
             Method m = method(f);
-            if (m != null && isHandler(m) && (marked(m.getAnnotations()) || marked(f.getDeclaringClass().getAnnotations()))) {
+            if (m != null
+                    && isHandler(m)
+                    && (marked(m.getAnnotations())
+                            || marked(f.getDeclaringClass().getAnnotations()))) {
                 // the handler itself is on the loop's stack: nothing ran it as a coroutine
                 return " The caller, " + where(f) + ", is a handler marked @RunAsCoroutine that does not run in a"
                         + " coroutine: cosched's handlers are off (cosched.web.mode=off, cosched.enabled=false).";
@@ -53,7 +57,8 @@ final class CallerHint {
 
     private static @Nullable Method method(StackWalker.StackFrame f) {
         try {
-            return f.getDeclaringClass().getDeclaredMethod(f.getMethodName(), f.getMethodType().parameterArray());
+            return f.getDeclaringClass()
+                    .getDeclaredMethod(f.getMethodName(), f.getMethodType().parameterArray());
         } catch (NoSuchMethodException | SecurityException notFound) {
             return null; // a constructor, a hidden frame
         }

@@ -1,13 +1,12 @@
 package io.cosched.internal;
 
-import org.jspecify.annotations.Nullable;
 import io.cosched.CarrierStats;
 import io.netty.util.concurrent.FastThreadLocalThread;
-
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A carrier: one platform thread that runs coroutine steps. It records what it runs, so stats can
@@ -24,6 +23,7 @@ public abstract class Carrier implements RunTarget {
     final String threadName;
     /** Coroutine steps and continuations homed on this carrier, waiting for it. */
     final RunQueue queue = new RunQueue();
+
     private final AtomicInteger live = new AtomicInteger();
     protected volatile @Nullable Thread thread;
     private volatile @Nullable Object current; // the step or task running now, null when between tasks
@@ -140,7 +140,9 @@ public abstract class Carrier implements RunTarget {
     }
 
     final CarrierStats.State state() {
-        return stalled ? CarrierStats.State.STALLED : current != null ? CarrierStats.State.BUSY : CarrierStats.State.IDLE;
+        return stalled
+                ? CarrierStats.State.STALLED
+                : current != null ? CarrierStats.State.BUSY : CarrierStats.State.IDLE;
     }
 
     /** What the carrier runs now: a coroutine, a timer or a foreign task; {@code null} between tasks. */
@@ -273,7 +275,10 @@ public abstract class Carrier implements RunTarget {
             }
         } catch (Throwable e) {
             // runContinuation does not throw; a foreign task might. Keep the carrier alive.
-            LOG.log(System.Logger.Level.ERROR, "cosched carrier " + Thread.currentThread().getName() + ": task failed", e);
+            LOG.log(
+                    System.Logger.Level.ERROR,
+                    "cosched carrier " + Thread.currentThread().getName() + ": task failed",
+                    e);
         } finally {
             current = null;
         }
@@ -285,8 +290,12 @@ public abstract class Carrier implements RunTarget {
         try {
             timer.runTask();
         } catch (Throwable e) {
-            LOG.log(System.Logger.Level.WARNING, "cosched timer task " + timer.task() + " threw on "
-                    + Thread.currentThread().getName() + (timer.recurring ? " (the recurring timer stays armed)" : ""), e);
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    "cosched timer task " + timer.task() + " threw on "
+                            + Thread.currentThread().getName()
+                            + (timer.recurring ? " (the recurring timer stays armed)" : ""),
+                    e);
         } finally {
             current = null;
         }

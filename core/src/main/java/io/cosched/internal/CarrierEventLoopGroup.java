@@ -4,9 +4,7 @@ import io.netty.channel.IoEventLoop;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.SingleThreadIoEventLoop;
-
 import io.netty.util.concurrent.RejectedExecutionHandlers;
-
 import java.util.AbstractQueue;
 import java.util.Iterator;
 import java.util.Queue;
@@ -29,9 +27,14 @@ final class CarrierEventLoopGroup extends MultiThreadIoEventLoopGroup {
         }
     }
 
-    CarrierEventLoopGroup(LoopCarrier[] carriers, IoHandlerFactory ioHandlerFactory, long stallThresholdNanos, Ticker ticker) {
-        super(carriers.length, (Executor) null, ioHandlerFactory,
-                executors -> new LoopChooser(carriers, stallThresholdNanos, ticker), new Children(carriers));
+    CarrierEventLoopGroup(
+            LoopCarrier[] carriers, IoHandlerFactory ioHandlerFactory, long stallThresholdNanos, Ticker ticker) {
+        super(
+                carriers.length,
+                (Executor) null,
+                ioHandlerFactory,
+                executors -> new LoopChooser(carriers, stallThresholdNanos, ticker),
+                new Children(carriers));
     }
 
     @Override
@@ -46,8 +49,13 @@ final class CarrierEventLoopGroup extends MultiThreadIoEventLoopGroup {
     /** A Netty I/O event loop whose every task taken from its queue counts as the carrier's progress. */
     private static final class CarrierLoop extends SingleThreadIoEventLoop {
         CarrierLoop(CarrierEventLoopGroup group, LoopCarrier carrier, IoHandlerFactory ioHandlerFactory) {
-            super(group, carrier::startThread, ioHandlerFactory, new ProgressQueue(carrier, newTaskQueue0(Integer.MAX_VALUE)),
-                    newTaskQueue0(Integer.MAX_VALUE), RejectedExecutionHandlers.reject());
+            super(
+                    group,
+                    carrier::startThread,
+                    ioHandlerFactory,
+                    new ProgressQueue(carrier, newTaskQueue0(Integer.MAX_VALUE)),
+                    newTaskQueue0(Integer.MAX_VALUE),
+                    RejectedExecutionHandlers.reject());
         }
     }
 

@@ -1,6 +1,5 @@
 package io.cosched.internal;
 
-import org.jspecify.annotations.Nullable;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -12,6 +11,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Carrier mode through the JDK's package-private {@code ThreadBuilders.VirtualThreadBuilder(Executor)}
@@ -19,8 +19,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class CarrierModeThreads extends CoroutineThreads {
 
-    private final MethodHandle newBuilder;      // (Executor) -> Thread.Builder.OfVirtual
-    private final MethodHandle schedulerOf;     // (Thread) -> Executor, for a virtual thread
+    private final MethodHandle newBuilder; // (Executor) -> Thread.Builder.OfVirtual
+    private final MethodHandle schedulerOf; // (Thread) -> Executor, for a virtual thread
     private final Executor orphans;
 
     private CarrierModeThreads(MethodHandle newBuilder, MethodHandle schedulerOf, Executor orphans) {
@@ -42,8 +42,8 @@ final class CarrierModeThreads extends CoroutineThreads {
         Class<?> vthreadClass = Class.forName("java.lang.VirtualThread");
         Field schedulerField = vthreadClass.getDeclaredField("scheduler");
         schedulerField.setAccessible(true);
-        MethodHandle schedulerOf = lookup.unreflectGetter(schedulerField)
-                .asType(MethodType.methodType(Executor.class, Thread.class));
+        MethodHandle schedulerOf =
+                lookup.unreflectGetter(schedulerField).asType(MethodType.methodType(Executor.class, Thread.class));
 
         Executor orphans;
         try {
@@ -80,8 +80,8 @@ final class CarrierModeThreads extends CoroutineThreads {
                 throw new IllegalStateException("a virtual thread on a custom executor did not run within 10s");
             }
             if (seen[0] != scheduler || submissions.get() < 2) {
-                throw new IllegalStateException("virtual thread scheduler not honoured (submissions="
-                        + submissions.get() + ")");
+                throw new IllegalStateException(
+                        "virtual thread scheduler not honoured (submissions=" + submissions.get() + ")");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -93,8 +93,10 @@ final class CarrierModeThreads extends CoroutineThreads {
 
     private static Executor platformOrphanPool() {
         AtomicInteger n = new AtomicInteger();
-        return Executors.newCachedThreadPool(
-                r -> Thread.ofPlatform().daemon().name("cosched-orphan-" + n.getAndIncrement()).unstarted(r));
+        return Executors.newCachedThreadPool(r -> Thread.ofPlatform()
+                .daemon()
+                .name("cosched-orphan-" + n.getAndIncrement())
+                .unstarted(r));
     }
 
     @Override

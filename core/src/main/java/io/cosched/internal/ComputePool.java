@@ -24,16 +24,22 @@ public final class ComputePool {
         private static ExecutorService create() {
             int threads = Runtime.getRuntime().availableProcessors();
             AtomicInteger n = new AtomicInteger();
-            ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
+            ThreadPoolExecutor pool = new ThreadPoolExecutor(
+                    threads,
+                    threads,
+                    60,
+                    TimeUnit.SECONDS,
                     new LinkedBlockingQueue<>(),
-                    r -> Thread.ofPlatform().daemon().name("cosched-compute-" + n.getAndIncrement()).unstarted(r));
+                    r -> Thread.ofPlatform()
+                            .daemon()
+                            .name("cosched-compute-" + n.getAndIncrement())
+                            .unstarted(r));
             pool.allowCoreThreadTimeOut(true);
             return pool;
         }
     }
 
-    private ComputePool() {
-    }
+    private ComputePool() {}
 
     /** The pool itself, for code that hands CPU work over and continues there (a Reactor scheduler). */
     public static Executor executor() {

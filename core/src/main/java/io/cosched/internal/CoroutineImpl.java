@@ -1,10 +1,8 @@
 package io.cosched.internal;
 
-import org.jspecify.annotations.Nullable;
 import io.cosched.Coroutine;
 import io.cosched.CoroutineState;
 import io.cosched.Shield;
-
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
@@ -14,8 +12,8 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One coroutine. The same object is the handle users get, the virtual thread's body
@@ -43,8 +41,9 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
 
     final CoroutineRuntime scheduler;
     final RunTarget home;
-    private final Object task;       // Callable<T> or Runnable
-    private final boolean detached;  // started by execute(): failures go to the uncaught-exception handler
+    private final Object task; // Callable<T> or Runnable
+    private final boolean detached; // started by execute(): failures go to the uncaught-exception handler
+
     @SuppressWarnings("NullAway.Init") // set by CoroutineRuntime.spawn before start, never changed
     Thread thread;
 
@@ -54,8 +53,8 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
     @SuppressWarnings("NullAway.Init")
     private Runnable continuation;
 
-    private volatile int state;      // READY .. CANCELLED
-    private volatile int permit;     // 1 = a resume() is pending
+    private volatile int state; // READY .. CANCELLED
+    private volatile int permit; // 1 = a resume() is pending
     private volatile boolean sleeping;
     private volatile @Nullable Object attachment; // what it works for, for dumps
     private final CoroutineResult<T> result = new CoroutineResult<>(this);
@@ -133,7 +132,7 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
     }
 
     private void makeReady() {
-        for (;;) {
+        for (; ; ) {
             int s = state;
             if (s >= DONE || s == READY) {
                 return;
@@ -211,7 +210,7 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
     }
 
     private boolean casFromAnyLive(int terminal) {
-        for (;;) {
+        for (; ; ) {
             int s = state;
             if (s >= DONE) {
                 return false;
@@ -226,7 +225,7 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
 
     /** Parks the calling coroutine (which must be this one) until {@link #resume()}. */
     public void suspendSelf() throws InterruptedException {
-        for (;;) {
+        for (; ; ) {
             if ((int) PERMIT.getAndSet(this, 0) == 1) {
                 return;
             }
@@ -383,8 +382,7 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
         }
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     };
 
     /** Opens a shield of this coroutine; see {@link io.cosched.Coroutines#shield}. */
@@ -406,8 +404,8 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
 
     private final class OpenShield implements Shield {
         private final Runnable onInterrupt;
-        private boolean closed;       // guarded by the coroutine
-        private boolean acted;        // guarded by the coroutine
+        private boolean closed; // guarded by the coroutine
+        private boolean acted; // guarded by the coroutine
 
         OpenShield(Runnable onInterrupt) {
             this.onInterrupt = onInterrupt;
@@ -424,8 +422,11 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
                 onInterrupt.run();
             } catch (RuntimeException e) {
                 // the interrupt is still delivered when the shields close; the action's failure is its own
-                System.getLogger(Shield.class.getName()).log(System.Logger.Level.WARNING,
-                        "the interrupt action of a shield of " + name() + " failed", e);
+                System.getLogger(Shield.class.getName())
+                        .log(
+                                System.Logger.Level.WARNING,
+                                "the interrupt action of a shield of " + name() + " failed",
+                                e);
             }
         }
 

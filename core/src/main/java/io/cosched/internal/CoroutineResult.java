@@ -1,9 +1,8 @@
 package io.cosched.internal;
 
-import org.jspecify.annotations.Nullable;
-
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A coroutine's result as a {@link CompletableFuture}: completed only by the coroutine, cancellable by

@@ -1,13 +1,11 @@
 package io.cosched.internal;
 
-import org.jspecify.annotations.Nullable;
 import io.cosched.CarrierModeUnavailableException;
 import io.cosched.CarrierStats;
 import io.cosched.Coroutine;
 import io.cosched.Scheduler;
 import io.cosched.SchedulerStats;
 import io.cosched.ScopeHook;
-
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.List;
@@ -15,6 +13,7 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What both schedulers share, {@link IoRuntime} (the {@link io.cosched.IOManager}) and
@@ -30,7 +29,11 @@ public abstract class CoroutineRuntime implements Scheduler {
     static final int STOPPING = 2;
     static final int STOPPED = 3;
     private static final SchedulerStats.State[] STATES = {
-        SchedulerStats.State.NEW, SchedulerStats.State.RUNNING, SchedulerStats.State.STOPPING, SchedulerStats.State.STOPPED};
+        SchedulerStats.State.NEW,
+        SchedulerStats.State.RUNNING,
+        SchedulerStats.State.STOPPING,
+        SchedulerStats.State.STOPPED
+    };
 
     private static final VarHandle STATE = VarHandles.field(MethodHandles.lookup(), "state", int.class);
 
@@ -64,7 +67,8 @@ public abstract class CoroutineRuntime implements Scheduler {
         if (settings.requireCarrierMode() && !carrierMode) {
             throw new CarrierModeUnavailableException("scheduler '" + name + "' requires carrier mode "
                     + "(requireCarrierMode=true), but coroutines cannot run on cosched's carriers: "
-                    + coroutineThreads.unavailableReason() + ". Start the JVM with " + CoroutineThreads.ADD_OPENS_FLAG + ".");
+                    + coroutineThreads.unavailableReason() + ". Start the JVM with " + CoroutineThreads.ADD_OPENS_FLAG
+                    + ".");
         }
     }
 
@@ -137,7 +141,7 @@ public abstract class CoroutineRuntime implements Scheduler {
 
     /** RUNNING (or NEW) to STOPPING; false when a stop already began. */
     protected final boolean markStopping() {
-        for (;;) {
+        for (; ; ) {
             int s = state;
             if (s >= STOPPING) {
                 return false;
@@ -151,8 +155,14 @@ public abstract class CoroutineRuntime implements Scheduler {
     /** Starts the stall watchdog, once the carriers exist; after {@link #markStarted}. */
     protected final void startWatchdog() {
         if (stallThresholdNanos > 0) {
-            StallWatchdog w = new StallWatchdog(this, carrierArray(), stallThresholdNanos, stallWarmUpNanos, ticker,
-                    ThreadTimes.SYSTEM, StallWatchdog.HICCUP);
+            StallWatchdog w = new StallWatchdog(
+                    this,
+                    carrierArray(),
+                    stallThresholdNanos,
+                    stallWarmUpNanos,
+                    ticker,
+                    ThreadTimes.SYSTEM,
+                    StallWatchdog.HICCUP);
             watchdog = w;
             w.start();
         }
@@ -172,8 +182,10 @@ public abstract class CoroutineRuntime implements Scheduler {
     }
 
     /** With a warm-up period of {@code warmUpNanos} from now. */
-    StallWatchdog manualWatchdog(long thresholdNanos, long warmUpNanos, Ticker ticker, ThreadTimes times, long hiccupNanos) {
-        StallWatchdog w = new StallWatchdog(this, carrierArray(), thresholdNanos, warmUpNanos, ticker, times, hiccupNanos);
+    StallWatchdog manualWatchdog(
+            long thresholdNanos, long warmUpNanos, Ticker ticker, ThreadTimes times, long hiccupNanos) {
+        StallWatchdog w =
+                new StallWatchdog(this, carrierArray(), thresholdNanos, warmUpNanos, ticker, times, hiccupNanos);
         watchdog = w;
         return w;
     }
@@ -296,8 +308,7 @@ public abstract class CoroutineRuntime implements Scheduler {
     }
 
     /** Called when the last live coroutine finished during a stop. */
-    void drained() {
-    }
+    void drained() {}
 
     /** Coroutines started and not finished. */
     public final long liveCoroutines() {
@@ -307,9 +318,18 @@ public abstract class CoroutineRuntime implements Scheduler {
     /** Logs what a stop that timed out leaves behind, and where it goes on running. */
     private void reportUndrained(java.time.Duration timeout) {
         SchedulerStats s = stats();
-        LOG.log(System.Logger.Level.WARNING, "{0} ''{1}'' stop timed out after {2}: {3} coroutines still live "
-                + "(ready={4}, running={5}, waiting={6}, sleeping={7}); they go on running on the JDK''s default "
-                + "virtual-thread scheduler", kind(), name, timeout, s.coroutines(), s.ready(), s.running(), s.waiting(),
+        LOG.log(
+                System.Logger.Level.WARNING,
+                "{0} ''{1}'' stop timed out after {2}: {3} coroutines still live "
+                        + "(ready={4}, running={5}, waiting={6}, sleeping={7}); they go on running on the JDK''s default "
+                        + "virtual-thread scheduler",
+                kind(),
+                name,
+                timeout,
+                s.coroutines(),
+                s.ready(),
+                s.running(),
+                s.waiting(),
                 s.sleeping());
     }
 
@@ -387,14 +407,15 @@ public abstract class CoroutineRuntime implements Scheduler {
     }
 
     RejectedExecutionException rejectedTimer() {
-        return new RejectedExecutionException("scheduler '" + name + "' is " + stateName()
-                + ": its event loops have stopped and take no new timers");
+        return new RejectedExecutionException(
+                "scheduler '" + name + "' is " + stateName() + ": its event loops have stopped and take no new timers");
     }
 
     // ---- stats ---------------------------------------------------------------------------------
 
     /** Work queued outside the carriers' own queues (a pool's shared queue), or {@code null}. */
-    @Nullable RunQueue sharedRunQueue() {
+    @Nullable
+    RunQueue sharedRunQueue() {
         return null;
     }
 

@@ -1,8 +1,7 @@
 package io.cosched.internal;
 
-import org.jspecify.annotations.Nullable;
-
 import java.util.concurrent.Executor;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How cosched makes a coroutine: the one place that knows whether virtual threads can run on an
@@ -20,7 +19,9 @@ public abstract class CoroutineThreads {
      * {@code ALL-UNNAMED} on the class path and {@code io.cosched} on the module path.
      */
     public static final String ADD_OPENS_FLAG = "--add-opens java.base/java.lang="
-            + (CoroutineThreads.class.getModule().isNamed() ? CoroutineThreads.class.getModule().getName() : "ALL-UNNAMED");
+            + (CoroutineThreads.class.getModule().isNamed()
+                    ? CoroutineThreads.class.getModule().getName()
+                    : "ALL-UNNAMED");
 
     /** The threads chosen for this JVM, probed on first use. */
     public static CoroutineThreads get() {
@@ -77,10 +78,13 @@ public abstract class CoroutineThreads {
         } catch (ReflectiveOperationException | RuntimeException e) {
             reason = e.getClass().getSimpleName() + ": " + e.getMessage();
         }
-        LOG.log(System.Logger.Level.WARNING,
+        LOG.log(
+                System.Logger.Level.WARNING,
                 "cosched runs coroutines as ordinary virtual threads (fallback mode): virtual threads cannot be "
                         + "built on cosched''s carriers ({0}). Start the JVM with {1} to run them on cosched''s "
-                        + "carriers and event loops.", reason, ADD_OPENS_FLAG);
+                        + "carriers and event loops.",
+                reason,
+                ADD_OPENS_FLAG);
         JfrEvents.fallbackMode(reason, "start the JVM with " + ADD_OPENS_FLAG);
         return new FallbackThreads(reason);
     }
@@ -94,7 +98,8 @@ public abstract class CoroutineThreads {
      */
     private static void startJdkPollersOffCarrier() {
         if (Thread.currentThread().isVirtual()) {
-            Thread t = Thread.ofPlatform().daemon().name("cosched-poller-init").unstarted(CoroutineThreads::initPollers);
+            Thread t =
+                    Thread.ofPlatform().daemon().name("cosched-poller-init").unstarted(CoroutineThreads::initPollers);
             t.start();
             try {
                 t.join();

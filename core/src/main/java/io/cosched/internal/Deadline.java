@@ -1,8 +1,8 @@
 package io.cosched.internal;
 
-import org.jspecify.annotations.Nullable;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The time limit of one blocking wait. A coroutine homed on an IOManager loop is woken at the limit
@@ -15,8 +15,8 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class Deadline {
 
-    private final long at;          // System.nanoTime() at the limit
-    private final @Nullable TimerImpl timer;  // the loop's wake-up timer, or null
+    private final long at; // System.nanoTime() at the limit
+    private final @Nullable TimerImpl timer; // the loop's wake-up timer, or null
 
     private Deadline(long at, @Nullable TimerImpl timer) {
         this.at = at;
@@ -36,7 +36,8 @@ public final class Deadline {
 
     /** A wake-up timer on the coroutine's home loop, or {@code null} when it has none or it stopped. */
     private static @Nullable TimerImpl loopWakeUp(CoroutineImpl<?> co, long nanos) {
-        if (co.scheduler instanceof IoRuntime io && co.home instanceof LoopCarrier loop
+        if (co.scheduler instanceof IoRuntime io
+                && co.home instanceof LoopCarrier loop
                 && io.lifecycle() < CoroutineRuntime.STOPPED) {
             try {
                 return io.timers().wakeUp(loop, nanos, Thread.currentThread());

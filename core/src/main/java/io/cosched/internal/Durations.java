@@ -1,14 +1,12 @@
 package io.cosched.internal;
 
 import io.cosched.Arguments;
-
 import java.time.Duration;
 
 /** Durations as the nanoseconds that timers and parks take, checked by {@link Arguments}. */
 public final class Durations {
 
-    private Durations() {
-    }
+    private Durations() {}
 
     /** The longest delay a timer takes: ~73 years, small enough that {@code now + delay} never overflows. */
     public static final long MAX_NANOS = Long.MAX_VALUE / 4;

@@ -1,7 +1,7 @@
 package io.cosched.internal;
 
-import org.jspecify.annotations.Nullable;
 import java.util.concurrent.Executor;
+import org.jspecify.annotations.Nullable;
 
 /** Fallback mode: coroutines are ordinary virtual threads on the JDK's default scheduler. */
 final class FallbackThreads extends CoroutineThreads {

@@ -1,6 +1,5 @@
 package io.cosched.internal;
 
-import org.jspecify.annotations.Nullable;
 import io.cosched.IOManager;
 import io.cosched.SchedulerStats;
 import io.cosched.Transport;
@@ -9,13 +8,13 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.util.concurrent.FastThreadLocalThread;
-
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /** The {@link IOManager}: carriers that are Netty event loops. */
 public final class IoRuntime extends CoroutineRuntime implements IOManager {
@@ -26,7 +25,8 @@ public final class IoRuntime extends CoroutineRuntime implements IOManager {
 
     /** How long stop waits for the loops to terminate once the coroutines are gone. */
     private static final long LOOP_TERMINATION_NANOS = TimeUnit.SECONDS.toNanos(10);
-    private static final Runnable NOOP = () -> { };
+
+    private static final Runnable NOOP = () -> {};
 
     private static final AtomicInteger INSTANCES = new AtomicInteger();
 
@@ -53,8 +53,8 @@ public final class IoRuntime extends CoroutineRuntime implements IOManager {
         for (int i = 0; i < carriers.length; i++) {
             carriers[i] = new LoopCarrier(this, i, name + "-" + i, daemon, ticker);
         }
-        this.group = new CarrierEventLoopGroup(carriers, this.transport.handlerFactory(), settings.stallThresholdNanos(),
-                ticker);
+        this.group = new CarrierEventLoopGroup(
+                carriers, this.transport.handlerFactory(), settings.stallThresholdNanos(), ticker);
         // Should anyone else shut the group down, nothing queued on it may be lost.
         this.group.terminationFuture().addListener(f -> closeCarriers());
         this.timerManager = new IoTimerManager(this);
@@ -110,11 +110,14 @@ public final class IoRuntime extends CoroutineRuntime implements IOManager {
                 throw rejected();
             }
             String threadName = name + "-acceptor";
-            acceptor = new MultiThreadIoEventLoopGroup(1, (ThreadFactory) r -> {
-                Thread t = new FastThreadLocalThread(r, threadName);
-                t.setDaemon(daemon);
-                return t;
-            }, transport.handlerFactory());
+            acceptor = new MultiThreadIoEventLoopGroup(
+                    1,
+                    (ThreadFactory) r -> {
+                        Thread t = new FastThreadLocalThread(r, threadName);
+                        t.setDaemon(daemon);
+                        return t;
+                    },
+                    transport.handlerFactory());
         }
         return acceptor;
     }
@@ -174,7 +177,8 @@ public final class IoRuntime extends CoroutineRuntime implements IOManager {
     }
 
     /** The loop of this IOManager the caller belongs to, or {@code null}. */
-    @Nullable LoopCarrier callersLoop() {
+    @Nullable
+    LoopCarrier callersLoop() {
         CoroutineImpl<?> ctx = CoroutineImpl.currentContext();
         if (ctx != null && ctx.home instanceof LoopCarrier lc && lc.runtime == this) {
             return lc;
@@ -204,7 +208,8 @@ public final class IoRuntime extends CoroutineRuntime implements IOManager {
                 throw new IllegalStateException("blocking I/O called on event loop thread '" + lc.threadName
                         + "' outside any coroutine: the thread would wait for I/O that only it can run (IOManager '"
                         + name + "' has no other loop). Run the caller as a coroutine (@RunAsCoroutine, "
-                        + "IOManager.spawn) or on another thread." + new CallerHint(CallerHint.RUN_AS_COROUTINE).describe());
+                        + "IOManager.spawn) or on another thread."
+                        + new CallerHint(CallerHint.RUN_AS_COROUTINE).describe());
             }
             return (lc.index + 1) % carriers.length;
         }
@@ -290,12 +295,16 @@ public final class IoRuntime extends CoroutineRuntime implements IOManager {
             a = acceptor;
         }
         if (a != null) {
-            a.shutdownGracefully(0, 0, TimeUnit.NANOSECONDS).awaitUninterruptibly(LOOP_TERMINATION_NANOS, TimeUnit.NANOSECONDS);
+            a.shutdownGracefully(0, 0, TimeUnit.NANOSECONDS)
+                    .awaitUninterruptibly(LOOP_TERMINATION_NANOS, TimeUnit.NANOSECONDS);
         }
         group.shutdownGracefully(0, 0, TimeUnit.NANOSECONDS);
         if (!group.terminationFuture().awaitUninterruptibly(LOOP_TERMINATION_NANOS, TimeUnit.NANOSECONDS)) {
-            LOG.log(System.Logger.Level.WARNING, "IOManager ''{0}'': event loops did not terminate within 10s; a loop "
-                    + "thread is blocked in a task", name);
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    "IOManager ''{0}'': event loops did not terminate within 10s; a loop "
+                            + "thread is blocked in a task",
+                    name);
         }
         closeCarriers();
     }
@@ -313,8 +322,13 @@ public final class IoRuntime extends CoroutineRuntime implements IOManager {
             timersCancelled += c.timers.close();
         }
         if (handedOver > 0 || timersCancelled > 0) {
-            LOG.log(System.Logger.Level.INFO, "IOManager ''{0}'' stopped: {1} queued continuations handed to the JDK''s "
-                    + "default scheduler, {2} pending timers cancelled", name, handedOver, timersCancelled);
+            LOG.log(
+                    System.Logger.Level.INFO,
+                    "IOManager ''{0}'' stopped: {1} queued continuations handed to the JDK''s "
+                            + "default scheduler, {2} pending timers cancelled",
+                    name,
+                    handedOver,
+                    timersCancelled);
         }
     }
 
@@ -338,7 +352,8 @@ public final class IoRuntime extends CoroutineRuntime implements IOManager {
         static final IoRuntime INSTANCE = create();
 
         private static IoRuntime create() {
-            IoRuntime io = (IoRuntime) IOManager.builder().name("cosched-go").daemon(true).build(); // the builder's defaults
+            IoRuntime io = (IoRuntime)
+                    IOManager.builder().name("cosched-go").daemon(true).build(); // the builder's defaults
             io.startLoops(); // not listed as running: any IOManager a user starts comes first
             return io;
         }

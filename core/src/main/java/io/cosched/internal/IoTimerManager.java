@@ -2,7 +2,6 @@ package io.cosched.internal;
 
 import io.cosched.Timer;
 import io.cosched.TimerManager;
-
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;

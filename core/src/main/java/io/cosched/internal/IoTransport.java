@@ -23,10 +23,14 @@ interface IoTransport {
             case EPOLL -> {
                 if (!EpollTransport.isAvailable()) {
                     Throwable cause = EpollTransport.unavailabilityCause();
-                    throw new TransportUnavailableException(Transport.EPOLL, "transport: EPOLL requested, but Netty's "
-                            + "native epoll transport is unavailable (" + (cause == null ? "unknown cause" : cause)
-                            + "). Use Transport.AUTO or NIO, or add io.netty:netty-transport-native-epoll with the "
-                            + "classifier of this platform (e.g. linux-x86_64) on Linux.", cause);
+                    throw new TransportUnavailableException(
+                            Transport.EPOLL,
+                            "transport: EPOLL requested, but Netty's "
+                                    + "native epoll transport is unavailable ("
+                                    + (cause == null ? "unknown cause" : cause)
+                                    + "). Use Transport.AUTO or NIO, or add io.netty:netty-transport-native-epoll with the "
+                                    + "classifier of this platform (e.g. linux-x86_64) on Linux.",
+                            cause);
                 }
                 yield new EpollTransport();
             }

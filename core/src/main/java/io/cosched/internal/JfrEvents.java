@@ -1,6 +1,5 @@
 package io.cosched.internal;
 
-import org.jspecify.annotations.Nullable;
 import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Event;
@@ -10,6 +9,7 @@ import jdk.jfr.Name;
 import jdk.jfr.Period;
 import jdk.jfr.StackTrace;
 import jdk.jfr.Timespan;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The runtime's JDK Flight Recorder events, category "cosched": a carrier stall (with its verdict and
@@ -23,8 +23,7 @@ public final class JfrEvents {
     /** Whether this JVM has Flight Recorder at all. */
     static final boolean AVAILABLE = ModuleLayer.boot().findModule("jdk.jfr").isPresent();
 
-    private JfrEvents() {
-    }
+    private JfrEvents() {}
 
     @Name("io.cosched.Stall")
     @Label("Carrier Stall")
@@ -32,15 +31,40 @@ public final class JfrEvents {
     @Description("A carrier (an event loop or a pool thread) has not moved on for longer than the stall threshold")
     @StackTrace(false)
     static final class Stall extends Event {
-        @Label("Scheduler") @Nullable String scheduler;
-        @Label("Carrier") @Nullable String carrier;
-        @Label("Stuck For") @Timespan(Timespan.NANOSECONDS) long stuckFor;
-        @Label("Verdict") @Description("running (burning CPU) or blocked (waiting on a lock or in a blocking call)") @Nullable String verdict;
-        @Label("Task") @Description("the coroutine or task the carrier is stuck in") @Nullable String task;
-        @Label("Spilled") @Description("queued continuations handed to other carriers") int spilled;
-        @Label("Top Frames") @Nullable String topFrames;
-        @Label("Warm-Up") @Description("in the warm-up period after start, or loading classes: logged as one line, "
-                + "counted apart from the other stalls") boolean warmUp;
+        @Label("Scheduler")
+        @Nullable
+        String scheduler;
+
+        @Label("Carrier")
+        @Nullable
+        String carrier;
+
+        @Label("Stuck For")
+        @Timespan(Timespan.NANOSECONDS)
+        long stuckFor;
+
+        @Label("Verdict")
+        @Description("running (burning CPU) or blocked (waiting on a lock or in a blocking call)")
+        @Nullable
+        String verdict;
+
+        @Label("Task")
+        @Description("the coroutine or task the carrier is stuck in")
+        @Nullable
+        String task;
+
+        @Label("Spilled")
+        @Description("queued continuations handed to other carriers")
+        int spilled;
+
+        @Label("Top Frames")
+        @Nullable
+        String topFrames;
+
+        @Label("Warm-Up")
+        @Description("in the warm-up period after start, or loading classes: logged as one line, "
+                + "counted apart from the other stalls")
+        boolean warmUp;
     }
 
     @Name("io.cosched.StallEnded")
@@ -49,34 +73,61 @@ public final class JfrEvents {
     @Description("A carrier reported stuck moves again")
     @StackTrace(false)
     static final class StallEnded extends Event {
-        @Label("Scheduler") @Nullable String scheduler;
-        @Label("Carrier") @Nullable String carrier;
-        @Label("Stuck For") @Timespan(Timespan.NANOSECONDS) long stuckFor;
+        @Label("Scheduler")
+        @Nullable
+        String scheduler;
+
+        @Label("Carrier")
+        @Nullable
+        String carrier;
+
+        @Label("Stuck For")
+        @Timespan(Timespan.NANOSECONDS)
+        long stuckFor;
     }
 
     @Name("io.cosched.CarrierModeFallback")
     @Label("Carrier Mode Fallback")
     @Category("cosched")
-    @Description("Coroutines run as ordinary virtual threads on the JDK's scheduler, not on cosched's carriers and event loops")
+    @Description(
+            "Coroutines run as ordinary virtual threads on the JDK's scheduler, not on cosched's carriers and event loops")
     @StackTrace(false)
     @Period("beginChunk")
     static final class CarrierModeFallback extends Event {
-        @Label("Reason") @Nullable String reason;
-        @Label("Remedy") @Nullable String remedy;
+        @Label("Reason")
+        @Nullable
+        String reason;
+
+        @Label("Remedy")
+        @Nullable
+        String remedy;
     }
 
     @Name("io.cosched.ForkCancelled")
     @Label("Subtask Cancelled")
     @Category("cosched")
-    @Description("A subtask of a task scope was cancelled before it ended: a sibling failed or won, the scope's deadline "
-            + "passed, its owner was interrupted (a request that timed out or whose client left), or it was closed early")
+    @Description(
+            "A subtask of a task scope was cancelled before it ended: a sibling failed or won, the scope's deadline "
+                    + "passed, its owner was interrupted (a request that timed out or whose client left), or it was closed early")
     @StackTrace(false)
     static final class ForkCancelled extends Event {
-        @Label("Scope") @Nullable String scope;
-        @Label("Owner") @Description("what the scope's owner works for (a request), else its thread") @Nullable String owner;
-        @Label("Reason") @Nullable String reason;
-        @Label("Ran For") @Description("from the subtask's start to its end; 0 when it never ran")
-        @Timespan(Timespan.NANOSECONDS) long ranFor;
+        @Label("Scope")
+        @Nullable
+        String scope;
+
+        @Label("Owner")
+        @Description("what the scope's owner works for (a request), else its thread")
+        @Nullable
+        String owner;
+
+        @Label("Reason")
+        @Nullable
+        String reason;
+
+        @Label("Ran For")
+        @Description("from the subtask's start to its end; 0 when it never ran")
+        @Timespan(Timespan.NANOSECONDS)
+        long ranFor;
     }
 
     /** A subtask of scope {@code scope} ended cancelled, having run for {@code ranForNanos} (0: never ran). */
@@ -94,8 +145,16 @@ public final class JfrEvents {
         }
     }
 
-    static void stall(String scheduler, String carrier, long stuckForNanos, boolean blocked, String task, int spilled,
-            StackTraceElement[] stack, int frames, boolean warmUp) {
+    static void stall(
+            String scheduler,
+            String carrier,
+            long stuckForNanos,
+            boolean blocked,
+            String task,
+            int spilled,
+            StackTraceElement[] stack,
+            int frames,
+            boolean warmUp) {
         if (!AVAILABLE) {
             return;
         }

@@ -1,9 +1,7 @@
 package io.cosched.internal;
 
-import org.jspecify.annotations.Nullable;
 import io.netty.channel.IoEventLoop;
 import io.netty.util.concurrent.SingleThreadEventExecutor;
-
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.RejectedExecutionException;
@@ -23,7 +21,8 @@ final class LoopCarrier extends Carrier implements Runnable {
      */
     static final int BATCH = 256;
 
-    private static final VarHandle DRAIN_SCHEDULED = VarHandles.field(MethodHandles.lookup(), "drainScheduled", int.class);
+    private static final VarHandle DRAIN_SCHEDULED =
+            VarHandles.field(MethodHandles.lookup(), "drainScheduled", int.class);
 
     final IoRuntime runtime;
     private final boolean daemon;
@@ -35,8 +34,10 @@ final class LoopCarrier extends Carrier implements Runnable {
         pingsAnswered++; // only this loop's thread writes it
         advance();
     };
+
     @SuppressWarnings("NullAway.Init") // bound by its loop before the carrier runs anything
     private volatile IoEventLoop loop;
+
     private volatile int drainScheduled;
     private volatile boolean closed;
 

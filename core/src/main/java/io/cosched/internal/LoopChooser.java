@@ -2,7 +2,6 @@ package io.cosched.internal;
 
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.EventExecutorChooserFactory;
-
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**

@@ -1,9 +1,6 @@
 package io.cosched.internal;
 
-import org.jspecify.annotations.Nullable;
-import io.netty.channel.IoEventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
-
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
@@ -12,6 +9,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The timers of one event loop. The {@link TimerQueue} is touched on the loop's thread (or by a
@@ -26,7 +24,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class LoopTimers implements TimerHost {
 
-    private static final VarHandle INBOX_SCHEDULED = VarHandles.field(MethodHandles.lookup(), "inboxScheduled", int.class);
+    private static final VarHandle INBOX_SCHEDULED =
+            VarHandles.field(MethodHandles.lookup(), "inboxScheduled", int.class);
     private static final VarHandle LOOP_PENDING = VarHandles.field(MethodHandles.lookup(), "loopPending", int.class);
     private static final VarHandle LOCK = VarHandles.field(MethodHandles.lookup(), "lock", int.class);
     private static final long NONE = Long.MAX_VALUE;
@@ -82,7 +81,11 @@ final class LoopTimers implements TimerHost {
      *
      * @throws RejectedExecutionException when the loop has stopped
      */
-    TimerImpl add(long delay, boolean recurring, @Nullable Runnable task, @Nullable Object condition,
+    TimerImpl add(
+            long delay,
+            boolean recurring,
+            @Nullable Runnable task,
+            @Nullable Object condition,
             @Nullable Thread wakeThread) {
         if (closed) {
             throw carrier.runtime.rejectedTimer();
@@ -243,8 +246,11 @@ final class LoopTimers implements TimerHost {
         try {
             t.runTask();
         } catch (Throwable e) {
-            Carrier.LOG.log(System.Logger.Level.WARNING, "cosched timer task " + t.task() + " threw (fired away from "
-                    + "its stalled loop " + carrier.threadName() + ")" + (t.recurring ? " (the recurring timer stays armed)" : ""), e);
+            Carrier.LOG.log(
+                    System.Logger.Level.WARNING,
+                    "cosched timer task " + t.task() + " threw (fired away from " + "its stalled loop "
+                            + carrier.threadName() + ")" + (t.recurring ? " (the recurring timer stays armed)" : ""),
+                    e);
         }
     }
 

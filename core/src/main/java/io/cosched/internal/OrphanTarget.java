@@ -25,10 +25,8 @@ final class OrphanTarget implements RunTarget {
     }
 
     @Override
-    public void coroutineStarted() {
-    }
+    public void coroutineStarted() {}
 
     @Override
-    public void coroutineFinished() {
-    }
+    public void coroutineFinished() {}
 }

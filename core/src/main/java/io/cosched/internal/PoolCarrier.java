@@ -1,10 +1,9 @@
 package io.cosched.internal;
 
-import org.jspecify.annotations.Nullable;
-
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A carrier of a {@link PoolRuntime}: a platform thread that takes work from its own queue of bound
@@ -76,7 +75,8 @@ final class PoolCarrier extends Carrier {
         thread = Thread.currentThread();
         // What ends an idle wait, made once per loop rather than once per idle
         java.util.function.BooleanSupplier woken = () -> parkState != IDLE || exit.getAsBoolean();
-        Deadline limit = deadlineNanos == Long.MAX_VALUE ? null : Deadline.after(deadlineNanos - System.nanoTime(), null);
+        Deadline limit =
+                deadlineNanos == Long.MAX_VALUE ? null : Deadline.after(deadlineNanos - System.nanoTime(), null);
         int tick = 0;
         while (!exit.getAsBoolean()) {
             Runnable item;
@@ -100,7 +100,10 @@ final class PoolCarrier extends Carrier {
         }
     }
 
-    private void idle(java.util.function.BooleanSupplier exit, java.util.function.BooleanSupplier woken, @Nullable Deadline limit) {
+    private void idle(
+            java.util.function.BooleanSupplier exit,
+            java.util.function.BooleanSupplier woken,
+            @Nullable Deadline limit) {
         parkState = IDLE;
         pool.idleEntered();
         // Look again after publishing IDLE: an item offered before a submitter could see us idle is found here.

@@ -2,7 +2,6 @@ package io.cosched.internal;
 
 import io.cosched.PoolScheduler;
 import io.cosched.SchedulerStats;
-
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -29,7 +28,7 @@ public final class PoolRuntime extends CoroutineRuntime implements PoolScheduler
     private final AtomicBoolean callerTaken = new AtomicBoolean();
     private final LongAdder wakeUps = new LongAdder();
     private volatile boolean terminate; // carriers leave their loops
-    private volatile boolean closed;    // queues hand everything to the orphan executor
+    private volatile boolean closed; // queues hand everything to the orphan executor
 
     public PoolRuntime(RuntimeSettings settings) {
         super(settings, Ticker.SYSTEM);
@@ -53,8 +52,8 @@ public final class PoolRuntime extends CoroutineRuntime implements PoolScheduler
         }
         for (int i = 0; i < ownThreads(); i++) {
             PoolCarrier c = carriers[i];
-            Thread t = new Carrier.CarrierThread(c, () -> c.runLoop(() -> terminate, Long.MAX_VALUE),
-                    c.threadName, daemon);
+            Thread t = new Carrier.CarrierThread(
+                    c, () -> c.runLoop(() -> terminate, Long.MAX_VALUE), c.threadName, daemon);
             c.thread = t; // before start: a submitter may wake it as soon as it is idle
             t.start();
         }
@@ -114,12 +113,10 @@ public final class PoolRuntime extends CoroutineRuntime implements PoolScheduler
         }
 
         @Override
-        public void coroutineStarted() {
-        }
+        public void coroutineStarted() {}
 
         @Override
-        public void coroutineFinished() {
-        }
+        public void coroutineFinished() {}
     }
 
     private void afterSharedOffer() {
@@ -181,14 +178,16 @@ public final class PoolRuntime extends CoroutineRuntime implements PoolScheduler
     @Override
     public void runOnCaller() {
         if (!useCaller) {
-            throw new IllegalStateException("runOnCaller(): PoolScheduler '" + name + "' was built with useCaller(false)");
+            throw new IllegalStateException(
+                    "runOnCaller(): PoolScheduler '" + name + "' was built with useCaller(false)");
         }
         if (lifecycle() == NEW) {
             throw new IllegalStateException("runOnCaller(): PoolScheduler '" + name + "' is NEW (call start() first)");
         }
         checkNotInside("runOnCaller()");
         if (!callerTaken.compareAndSet(false, true)) {
-            throw new IllegalStateException("runOnCaller(): another thread already runs the caller carrier of '" + name + "'");
+            throw new IllegalStateException(
+                    "runOnCaller(): another thread already runs the caller carrier of '" + name + "'");
         }
         try {
             runCallerCarrier(() -> terminate, Long.MAX_VALUE);
@@ -244,8 +243,12 @@ public final class PoolRuntime extends CoroutineRuntime implements PoolScheduler
             handedOver += c.queue.moveTo(orphanTarget);
         }
         if (handedOver > 0) {
-            LOG.log(System.Logger.Level.INFO, "PoolScheduler ''{0}'' stopped: {1} queued continuations handed to the "
-                    + "JDK''s default scheduler", name, handedOver);
+            LOG.log(
+                    System.Logger.Level.INFO,
+                    "PoolScheduler ''{0}'' stopped: {1} queued continuations handed to the "
+                            + "JDK''s default scheduler",
+                    name,
+                    handedOver);
         }
     }
 
@@ -259,8 +262,11 @@ public final class PoolRuntime extends CoroutineRuntime implements PoolScheduler
             }
             try {
                 if (!t.join(Duration.ofNanos(remaining))) {
-                    LOG.log(System.Logger.Level.WARNING, "PoolScheduler ''{0}'': carrier {1} did not finish its "
-                            + "current task within 10s", name, t.getName());
+                    LOG.log(
+                            System.Logger.Level.WARNING,
+                            "PoolScheduler ''{0}'': carrier {1} did not finish its " + "current task within 10s",
+                            name,
+                            t.getName());
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

@@ -1,14 +1,12 @@
 package io.cosched.internal;
 
-import org.jspecify.annotations.Nullable;
-
 import io.cosched.CarrierStats;
 import io.cosched.SchedulerStats;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A runtime's coroutine counters, the {@link SchedulerStats} and {@link CarrierStats} made from them
@@ -93,7 +91,7 @@ final class RuntimeCounters {
      */
     boolean awaitNoneLive(long deadlineNanos) {
         synchronized (drainMonitor) {
-            for (;;) {
+            for (; ; ) {
                 if (live() == 0) {
                     return true;
                 }
@@ -157,21 +155,45 @@ final class RuntimeCounters {
         running = clamp(running, live - ready);
         sleepingNow = clamp(sleepingNow, live - ready - running);
         waiting = clamp(waiting, live - ready - running - sleepingNow);
-        return new SchedulerStats(runtime.name, runtime.type(),
+        return new SchedulerStats(
+                runtime.name,
+                runtime.type(),
                 runtime.carrierMode ? SchedulerStats.Mode.CARRIER : SchedulerStats.Mode.FALLBACK,
-                threads, active, threads - active, Math.max(0, queue), Math.max(0, live), ready, running, waiting,
-                sleepingNow, runtime.timersPending(), finished.sum(), localWakeups, remoteWakeups,
-                watchdog == null ? 0 : watchdog.stalls(), watchdog == null ? 0 : watchdog.warmUpStalls(),
-                watchdog == null ? 0 : watchdog.starvations(), stalled,
-                forks.sum(), forksFailed.sum(), forksCancelled.sum(), runtime.state());
+                threads,
+                active,
+                threads - active,
+                Math.max(0, queue),
+                Math.max(0, live),
+                ready,
+                running,
+                waiting,
+                sleepingNow,
+                runtime.timersPending(),
+                finished.sum(),
+                localWakeups,
+                remoteWakeups,
+                watchdog == null ? 0 : watchdog.stalls(),
+                watchdog == null ? 0 : watchdog.warmUpStalls(),
+                watchdog == null ? 0 : watchdog.starvations(),
+                stalled,
+                forks.sum(),
+                forksFailed.sum(),
+                forksCancelled.sum(),
+                runtime.state());
     }
 
     /** One entry per carrier, in index order. */
     static List<CarrierStats> carrierStats(Carrier[] carriers) {
         List<CarrierStats> out = new ArrayList<>(carriers.length);
         for (Carrier c : carriers) {
-            out.add(new CarrierStats(c.index(), c.threadName(), c.state(), Math.max(0, c.queueDepth()),
-                    Math.max(0, c.liveCoroutines()), c.localWakeups(), c.remoteWakeups()));
+            out.add(new CarrierStats(
+                    c.index(),
+                    c.threadName(),
+                    c.state(),
+                    Math.max(0, c.queueDepth()),
+                    Math.max(0, c.liveCoroutines()),
+                    c.localWakeups(),
+                    c.remoteWakeups()));
         }
         return out;
     }

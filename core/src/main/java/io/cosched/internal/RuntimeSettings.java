@@ -18,8 +18,16 @@ import io.cosched.Transport;
  * @param scopeHook           what task scopes opened on its coroutines add (a default deadline, context)
  * @param stallWarmUpNanos    how long after start a stall counts as the JVM warming up (one line, counted apart)
  */
-public record RuntimeSettings(String name, int threads, boolean daemon, boolean requireCarrierMode,
-        long stallThresholdNanos, boolean trackCoroutines, Transport transport, boolean useCaller, ScopeHook scopeHook,
+public record RuntimeSettings(
+        String name,
+        int threads,
+        boolean daemon,
+        boolean requireCarrierMode,
+        long stallThresholdNanos,
+        boolean trackCoroutines,
+        Transport transport,
+        boolean useCaller,
+        ScopeHook scopeHook,
         long stallWarmUpNanos) {
 
     /** {@code threads} carriers named after {@code name}, watchdog off, nothing else asked for: for tests. */
@@ -28,7 +36,16 @@ public record RuntimeSettings(String name, int threads, boolean daemon, boolean 
     }
 
     RuntimeSettings withStallThresholdNanos(long nanos) {
-        return new RuntimeSettings(name, threads, daemon, requireCarrierMode, nanos, trackCoroutines, transport, useCaller, scopeHook,
+        return new RuntimeSettings(
+                name,
+                threads,
+                daemon,
+                requireCarrierMode,
+                nanos,
+                trackCoroutines,
+                transport,
+                useCaller,
+                scopeHook,
                 stallWarmUpNanos);
     }
 }

@@ -1,9 +1,9 @@
 package io.cosched.internal;
 
-import org.jspecify.annotations.Nullable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Notices a carrier stuck in one task past the threshold, marks it stalled so that its queued and
@@ -42,7 +42,11 @@ final class StallWatchdog implements Runnable {
     private static final long NONE = Long.MAX_VALUE;
     private static final long STARVATION_LOG_EVERY = TimeUnit.MINUTES.toNanos(1);
 
-    private enum Verdict { STUCK, BLOCKED, STARVED }
+    private enum Verdict {
+        STUCK,
+        BLOCKED,
+        STARVED
+    }
 
     private final CoroutineRuntime owner;
     private final Carrier[] carriers;
@@ -54,8 +58,8 @@ final class StallWatchdog implements Runnable {
     private final LongAdder stalls = new LongAdder();
     private final LongAdder warmUpStalls = new LongAdder();
     private final LongAdder starvations = new LongAdder();
-    private final long startedAt;    // when watching began: the warm-up runs from here
-    private final long warmUpNanos;  // how long stalls count as warm-up whatever their stack; 0: only class loading does
+    private final long startedAt; // when watching began: the warm-up runs from here
+    private final long warmUpNanos; // how long stalls count as warm-up whatever their stack; 0: only class loading does
 
     // Per carrier, confined to check() (synchronized): the last progress count seen and when it was
     // first seen, whether a ping is out since then and when it went out, where the suspect's thread
@@ -77,13 +81,20 @@ final class StallWatchdog implements Runnable {
     private volatile boolean stopped;
     private @Nullable Thread thread;
 
-    StallWatchdog(CoroutineRuntime owner, Carrier[] carriers, long thresholdNanos, long warmUpNanos, Ticker ticker,
-                  ThreadTimes times, long hiccupNanos) {
+    StallWatchdog(
+            CoroutineRuntime owner,
+            Carrier[] carriers,
+            long thresholdNanos,
+            long warmUpNanos,
+            Ticker ticker,
+            ThreadTimes times,
+            long hiccupNanos) {
         this.owner = owner;
         this.warmUpNanos = warmUpNanos;
         this.carriers = carriers;
         this.thresholdNanos = thresholdNanos;
-        this.periodNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), Math.min(thresholdNanos / 8, TimeUnit.SECONDS.toNanos(1)));
+        this.periodNanos =
+                Math.max(TimeUnit.MILLISECONDS.toNanos(1), Math.min(thresholdNanos / 8, TimeUnit.SECONDS.toNanos(1)));
         // Two missed looks plus the scheduling noise of a busy machine.
         this.hiccupNanos = hiccupNanos == HICCUP ? 2 * periodNanos + TimeUnit.MILLISECONDS.toNanos(10) : hiccupNanos;
         this.ticker = ticker;
@@ -124,7 +135,10 @@ final class StallWatchdog implements Runnable {
 
     synchronized void start() {
         if (thread == null && !stopped) {
-            thread = Thread.ofPlatform().daemon().name("cosched-watchdog-" + owner.name()).start(this);
+            thread = Thread.ofPlatform()
+                    .daemon()
+                    .name("cosched-watchdog-" + owner.name())
+                    .start(this);
         }
     }
 
@@ -251,7 +265,6 @@ final class StallWatchdog implements Runnable {
         }
     }
 
-
     /** Where the suspect's time went since it became one (one sample of its thread's times). */
     private Verdict judge(int i, Carrier c, long now) {
         ThreadTimes.Sample then = base[i];
@@ -267,7 +280,8 @@ final class StallWatchdog implements Runnable {
         if (waitsOnPurpose(c)) {
             return Verdict.BLOCKED;
         }
-        if (sample.runQueueNanos() != ThreadTimes.UNKNOWN && then.runQueueNanos() != ThreadTimes.UNKNOWN
+        if (sample.runQueueNanos() != ThreadTimes.UNKNOWN
+                && then.runQueueNanos() != ThreadTimes.UNKNOWN
                 && 2 * (sample.runQueueNanos() - then.runQueueNanos()) < window - used) {
             return Verdict.BLOCKED; // off CPU, not waiting for one: a blocking call in native code
         }
@@ -299,23 +313,47 @@ final class StallWatchdog implements Runnable {
         (warmUp ? warmUpStalls : stalls).increment(); // before the flag: who sees a stalled carrier sees it counted
         c.stalled = true;
         int spilled = c.spillQueued();
-        JfrEvents.stall(owner.name(), c.threadName(), now - since, v == Verdict.BLOCKED, what, spilled, stack, STACK_FRAMES,
+        JfrEvents.stall(
+                owner.name(),
+                c.threadName(),
+                now - since,
+                v == Verdict.BLOCKED,
+                what,
+                spilled,
+                stack,
+                STACK_FRAMES,
                 warmUp);
         if (warmUp) {
             // the first requests of a fresh JVM load classes and run code the JIT has not compiled: expected, so one
             // line an operator can leave on, and a counter apart from the stalls that page someone
-            LOG.log(System.Logger.Level.INFO, "{0} ''{1}'': carrier {2} was stuck for {3} ms (threshold {4} ms) in {5} "
-                    + "while warming up ({6}); its work moved as for any stall. Counted in warmUpStalls, not stalls; "
-                    + "a stall past the warm-up logs its stack.", owner.kind(), owner.name(), c.threadName(),
-                    millis(now - since), millis(thresholdNanos), what, loadingClasses ? "loading classes"
-                            : "in the first " + warmUp(warmUpNanos) + " after start");
+            LOG.log(
+                    System.Logger.Level.INFO,
+                    "{0} ''{1}'': carrier {2} was stuck for {3} ms (threshold {4} ms) in {5} "
+                            + "while warming up ({6}); its work moved as for any stall. Counted in warmUpStalls, not stalls; "
+                            + "a stall past the warm-up logs its stack.",
+                    owner.kind(),
+                    owner.name(),
+                    c.threadName(),
+                    millis(now - since),
+                    millis(thresholdNanos),
+                    what,
+                    loadingClasses ? "loading classes" : "in the first " + warmUp(warmUpNanos) + " after start");
         } else if (LOG.isLoggable(System.Logger.Level.WARNING)) {
             StringBuilder sb = new StringBuilder();
-            sb.append(owner.kind()).append(" '").append(owner.name()).append("': carrier ").append(c.threadName())
-                    .append(" has been stuck for ").append(millis(now - since)).append(" ms (threshold ")
-                    .append(millis(thresholdNanos)).append(" ms) in ").append(what)
+            sb.append(owner.kind())
+                    .append(" '")
+                    .append(owner.name())
+                    .append("': carrier ")
+                    .append(c.threadName())
+                    .append(" has been stuck for ")
+                    .append(millis(now - since))
+                    .append(" ms (threshold ")
+                    .append(millis(thresholdNanos))
+                    .append(" ms) in ")
+                    .append(what)
                     .append(v == Verdict.BLOCKED ? ", blocked (waiting on a lock or in a blocking call)" : ", running")
-                    .append("; ").append(spilled)
+                    .append("; ")
+                    .append(spilled)
                     .append(" queued continuations spilled, and continuations and due timers for it go to other "
                             + "carriers until it moves again. Stack:");
             int frames = Math.min(stack.length, STACK_FRAMES);
@@ -334,10 +372,16 @@ final class StallWatchdog implements Runnable {
         long now = ticker.nanoTime();
         if (lastStarvationLog == NONE || now - lastStarvationLog >= STARVATION_LOG_EVERY) {
             long count = starvations.sum();
-            LOG.log(System.Logger.Level.INFO, "{0} ''{1}'': carrier {2} sat {3} ms in one task mostly waiting for a "
-                    + "CPU: the host or container is short of CPU. Not a stall, nothing moved; {4} such waits since the "
-                    + "last line like this (meter cosched.starvations).", owner.kind(), owner.name(), c.threadName(),
-                    millis(waitedNanos), count - starvationsAtLastLog);
+            LOG.log(
+                    System.Logger.Level.INFO,
+                    "{0} ''{1}'': carrier {2} sat {3} ms in one task mostly waiting for a "
+                            + "CPU: the host or container is short of CPU. Not a stall, nothing moved; {4} such waits since the "
+                            + "last line like this (meter cosched.starvations).",
+                    owner.kind(),
+                    owner.name(),
+                    c.threadName(),
+                    millis(waitedNanos),
+                    count - starvationsAtLastLog);
             lastStarvationLog = now;
             starvationsAtLastLog = count;
         }
@@ -352,7 +396,8 @@ final class StallWatchdog implements Runnable {
             String type = f.getClassName();
             String method = f.getMethodName();
             if (method.equals("<clinit>")
-                    || type.equals("java.lang.ClassLoader") && (method.startsWith("loadClass") || method.startsWith("defineClass"))
+                    || type.equals("java.lang.ClassLoader")
+                            && (method.startsWith("loadClass") || method.startsWith("defineClass"))
                     || type.startsWith("jdk.internal.loader.")
                     || type.equals("java.lang.Class") && method.startsWith("forName")
                     || type.startsWith("java.lang.invoke.InnerClassLambdaMetafactory")
@@ -370,8 +415,13 @@ final class StallWatchdog implements Runnable {
             warmingUp[i] = false;
             return; // its one line was the warm-up line
         }
-        LOG.log(System.Logger.Level.INFO, "{0} ''{1}'': carrier {2} moves again after being stuck for about {3} ms",
-                owner.kind(), owner.name(), c.threadName(), millis(stuckNanos));
+        LOG.log(
+                System.Logger.Level.INFO,
+                "{0} ''{1}'': carrier {2} moves again after being stuck for about {3} ms",
+                owner.kind(),
+                owner.name(),
+                c.threadName(),
+                millis(stuckNanos));
     }
 
     /** The warm-up period as a person writes it: whole seconds in seconds, anything else in milliseconds. */

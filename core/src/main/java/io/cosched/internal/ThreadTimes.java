@@ -1,12 +1,12 @@
 package io.cosched.internal;
 
-import org.jspecify.annotations.Nullable;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where a carrier thread's time went, for telling a carrier stuck in a task from one the OS did not
@@ -19,8 +19,7 @@ interface ThreadTimes {
     long UNKNOWN = -1;
 
     /** CPU time used and run-queue wait of a carrier's thread so far; either may be {@link #UNKNOWN}. */
-    record Sample(long cpuNanos, long runQueueNanos) {
-    }
+    record Sample(long cpuNanos, long runQueueNanos) {}
 
     Sample sample(Carrier carrier);
 
@@ -68,8 +67,11 @@ interface ThreadTimes {
             return null;
         }
         try {
-            String[] f = new String(Files.readAllBytes(Path.of("/proc/self/task/" + tid + "/schedstat")),
-                    StandardCharsets.US_ASCII).trim().split(" ");
+            String[] f = new String(
+                            Files.readAllBytes(Path.of("/proc/self/task/" + tid + "/schedstat")),
+                            StandardCharsets.US_ASCII)
+                    .trim()
+                    .split(" ");
             return new Sample(Long.parseLong(f[0]), Long.parseLong(f[1]));
         } catch (IOException | RuntimeException e) {
             return null;

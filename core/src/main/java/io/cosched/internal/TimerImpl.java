@@ -1,13 +1,12 @@
 package io.cosched.internal;
 
-import org.jspecify.annotations.Nullable;
 import io.cosched.Timer;
-
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One timer. Its public methods may run on any thread and change only the fields guarded by
@@ -23,7 +22,7 @@ final class TimerImpl implements Timer {
     private static final VarHandle STATE = VarHandles.field(MethodHandles.lookup(), "state", int.class);
 
     final TimerHost host;
-    private final @Nullable Runnable task;    // null for a wake-up timer
+    private final @Nullable Runnable task; // null for a wake-up timer
     private final @Nullable Thread wakeThread; // unparked when a wake-up timer fires
     private final @Nullable WeakReference<Object> condition;
     final boolean recurring;
@@ -33,17 +32,27 @@ final class TimerImpl implements Timer {
     private volatile int state;
 
     // guarded by this
-    private long delay;      // the delay, or the period of a recurring timer
-    private long armedAt;    // when the current delay started counting
-    private long deadline;   // armedAt + delay
+    private long delay; // the delay, or the period of a recurring timer
+    private long armedAt; // when the current delay started counting
+    private long deadline; // armedAt + delay
 
     // confined to the host's loop: where the TimerQueue has linked this timer
-    @Nullable TimerImpl prev;
-    @Nullable TimerImpl next;
-    int slot = -1;         // -1: not linked
+    @Nullable
+    TimerImpl prev;
+
+    @Nullable
+    TimerImpl next;
+
+    int slot = -1; // -1: not linked
     long linkedDeadline;
 
-    TimerImpl(TimerHost host, long now, long delay, boolean recurring, @Nullable Runnable task, @Nullable Object condition,
+    TimerImpl(
+            TimerHost host,
+            long now,
+            long delay,
+            boolean recurring,
+            @Nullable Runnable task,
+            @Nullable Object condition,
             @Nullable Thread wakeThread) {
         this.host = host;
         this.task = task;
@@ -160,7 +169,8 @@ final class TimerImpl implements Timer {
         task.run();
     }
 
-    @Nullable Runnable task() {
+    @Nullable
+    Runnable task() {
         return task;
     }
 

@@ -20,17 +20,17 @@ import java.util.function.Consumer;
  */
 final class TimerQueue {
 
-    static final int TICK_SHIFT = 20;           // 2^20 ns = 1.048576 ms per tick
+    static final int TICK_SHIFT = 20; // 2^20 ns = 1.048576 ms per tick
     private static final int LEVEL_BITS = 6;
     private static final int SLOTS = 1 << LEVEL_BITS;
-    private static final int LEVELS = 7;        // 2^(20 + 42) ns: more than Durations.MAX_NANOS
+    private static final int LEVELS = 7; // 2^(20 + 42) ns: more than Durations.MAX_NANOS
     private static final int READY = LEVELS * SLOTS;
 
     private final long origin;
     private final TimerImpl[] heads = new TimerImpl[READY + 1];
     private final TimerImpl[] tails = new TimerImpl[READY + 1];
     private final long[] occupied = new long[LEVELS];
-    private long currentTick;                    // every slot up to this tick has been visited
+    private long currentTick; // every slot up to this tick has been visited
     private int size;
 
     /** @param originNanos the clock's reading now; ticks count from it */

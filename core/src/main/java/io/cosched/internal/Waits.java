@@ -1,13 +1,13 @@
 package io.cosched.internal;
 
-import org.jspecify.annotations.Nullable;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
-import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The parking behind {@link io.cosched.Coroutines}. Each wait parks on a flag of its own (never on
@@ -16,8 +16,7 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class Waits {
 
-    private Waits() {
-    }
+    private Waits() {}
 
     /** Sleeps {@code nanos}; an IOManager coroutine parks on its own loop's timers. */
     public static void sleep(long nanos) throws InterruptedException {
@@ -101,10 +100,10 @@ public final class Waits {
      * true), {@code limit} passes (returns false; a null limit never does) or the thread is
      * interrupted (throws, the flag cleared). A wake-up that changes neither is spurious and parked over.
      */
-    static boolean parkUntil(BooleanSupplier done, @Nullable Deadline limit, Object blocker, String what,
-            @Nullable Object subject)
+    static boolean parkUntil(
+            BooleanSupplier done, @Nullable Deadline limit, Object blocker, String what, @Nullable Object subject)
             throws InterruptedException {
-        for (;;) {
+        for (; ; ) {
             if (done.getAsBoolean()) {
                 return true;
             }
@@ -162,7 +161,8 @@ public final class Waits {
             return done;
         }
 
-        @SuppressWarnings("NullAway") // a stage may complete with null: T's own nullness, not tracked in NullAway's standard mode
+        @SuppressWarnings(
+                "NullAway") // a stage may complete with null: T's own nullness, not tracked in NullAway's standard mode
         T result() {
             Throwable e = failure;
             if (e == null) {

@@ -1,6 +1,5 @@
 package io.cosched.net;
 
-import org.jspecify.annotations.Nullable;
 import io.cosched.internal.CoroutineImpl;
 import io.cosched.internal.Deadline;
 import io.cosched.internal.Waits;
@@ -11,7 +10,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.util.ReferenceCountUtil;
-
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
@@ -19,6 +17,7 @@ import java.nio.channels.ClosedByInterruptException;
 import java.util.ArrayDeque;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The blocking face of a Netty channel's inbound side, for one reader at a time: the last handler
@@ -50,13 +49,16 @@ public final class ChannelInbox extends ChannelInboundHandlerAdapter {
 
     /** Default: stop reading above 256 KiB queued, read again at 64 KiB. */
     public static final int DEFAULT_HIGH_WATER = 256 * 1024;
+
     public static final int DEFAULT_LOW_WATER = 64 * 1024;
 
     private final int highWater;
     private final int lowWater;
     private final boolean closeOnInterrupt;
+
     @SuppressWarnings("NullAway.Init") // set by handlerAdded, before the channel is handed to a reader
     private volatile Channel channel;
+
     private final Runnable resumeReading = this::resumeReading;
     private boolean inputEnded; // confined to the loop: no read may be started after the input ended
 
@@ -97,8 +99,8 @@ public final class ChannelInbox extends ChannelInboundHandlerAdapter {
             throw new IllegalArgumentException("highWater: " + highWater + " (expected: > 0)");
         }
         if (lowWater < 0 || lowWater >= highWater) {
-            throw new IllegalArgumentException("lowWater: " + lowWater + " (expected: 0 <= lowWater < highWater "
-                    + highWater + ")");
+            throw new IllegalArgumentException(
+                    "lowWater: " + lowWater + " (expected: 0 <= lowWater < highWater " + highWater + ")");
         }
         this.highWater = highWater;
         this.lowWater = lowWater;
@@ -250,7 +252,7 @@ public final class ChannelInbox extends ChannelInboundHandlerAdapter {
         Deadline limit = timeoutNanos > 0 ? Deadline.after(timeoutNanos) : null;
         CoroutineImpl<?> co = Waits.beginWait();
         try {
-            for (;;) {
+            for (; ; ) {
                 synchronized (this) {
                     if (!queue.isEmpty()) {
                         break;
@@ -350,7 +352,7 @@ public final class ChannelInbox extends ChannelInboundHandlerAdapter {
         Thread me = Thread.currentThread();
         CoroutineImpl<?> co = Waits.beginWait();
         try {
-            for (;;) {
+            for (; ; ) {
                 synchronized (this) {
                     writer = me;
                 }

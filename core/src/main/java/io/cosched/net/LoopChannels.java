@@ -1,7 +1,5 @@
 package io.cosched.net;
 
-import org.jspecify.annotations.Nullable;
-
 import io.cosched.internal.CoroutineImpl;
 import io.cosched.internal.Waits;
 import io.netty.bootstrap.Bootstrap;
@@ -9,19 +7,18 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.util.concurrent.Future;
-
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.SocketAddress;
 import java.net.SocketTimeoutException;
 import java.nio.channels.ClosedByInterruptException;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 
 /** Blocking steps on Netty channels for code in coroutines (or any thread): connect, wait for a future. */
 public final class LoopChannels {
 
-    private LoopChannels() {
-    }
+    private LoopChannels() {}
 
     /**
      * Connects {@code bootstrap} (its loop, channel type, handler and options set, including

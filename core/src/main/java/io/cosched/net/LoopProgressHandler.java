@@ -20,8 +20,7 @@ public final class LoopProgressHandler extends ChannelInboundHandlerAdapter {
     /** The one instance. */
     public static final LoopProgressHandler INSTANCE = new LoopProgressHandler();
 
-    private LoopProgressHandler() {
-    }
+    private LoopProgressHandler() {}
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {

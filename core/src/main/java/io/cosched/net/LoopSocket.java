@@ -1,12 +1,10 @@
 package io.cosched.net;
 
-import org.jspecify.annotations.Nullable;
 import io.cosched.IOManager;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.socket.DuplexChannel;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -25,6 +23,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link Socket} whose connection is a Netty channel on one event loop of an IOManager: reads park
@@ -61,8 +60,16 @@ final class LoopSocket extends Socket {
     // Options set before the connection exists, applied when it is made; their defaults are a JDK
     // socket's (SO_RCVBUF and SO_SNDBUF: the kernel's, so absent until set).
     private final Map<ChannelOption<?>, Object> options = new HashMap<>(Map.of(
-            ChannelOption.TCP_NODELAY, false, ChannelOption.SO_KEEPALIVE, false, ChannelOption.SO_REUSEADDR, false,
-            ChannelOption.SO_LINGER, -1, ChannelOption.IP_TOS, 0));
+            ChannelOption.TCP_NODELAY,
+            false,
+            ChannelOption.SO_KEEPALIVE,
+            false,
+            ChannelOption.SO_REUSEADDR,
+            false,
+            ChannelOption.SO_LINGER,
+            -1,
+            ChannelOption.IP_TOS,
+            0));
     private boolean oobInline;
 
     /** The standard socket options a loop socket supports, and the Netty options they are. */
@@ -93,7 +100,8 @@ final class LoopSocket extends Socket {
         if (timeout < 0) {
             throw new IllegalArgumentException("connect: timeout can't be negative");
         }
-        if (!(Objects.requireNonNull(endpoint, "connect: The address can't be null") instanceof InetSocketAddress addr)) {
+        if (!(Objects.requireNonNull(endpoint, "connect: The address can't be null")
+                instanceof InetSocketAddress addr)) {
             throw new IllegalArgumentException("Unsupported address type");
         }
         synchronized (this) {
@@ -116,7 +124,7 @@ final class LoopSocket extends Socket {
         }
         Bootstrap b = io.bootstrap(index)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, timeout) // 0: none, as for a JDK socket
-                .option(ChannelOption.ALLOW_HALF_CLOSURE, true)       // shutdownInput/Output as on a JDK socket
+                .option(ChannelOption.ALLOW_HALF_CLOSURE, true) // shutdownInput/Output as on a JDK socket
                 .handler(inbox);
         synchronized (this) {
             options.forEach((option, value) -> apply(b, option, value));
@@ -313,7 +321,8 @@ final class LoopSocket extends Socket {
     }
 
     /** The connection, {@code null} before it is made. */
-    @Nullable Channel channel() {
+    @Nullable
+    Channel channel() {
         return channel;
     }
 
@@ -521,7 +530,7 @@ final class LoopSocket extends Socket {
         if (ch == null) {
             return "LoopSocket[unconnected, " + io.name() + "]";
         }
-        return "LoopSocket[addr=" + getInetAddress() + ",port=" + getPort() + ",localport=" + getLocalPort()
-                + ",loop=" + io.name() + "-" + loop + "]";
+        return "LoopSocket[addr=" + getInetAddress() + ",port=" + getPort() + ",localport=" + getLocalPort() + ",loop="
+                + io.name() + "-" + loop + "]";
     }
 }

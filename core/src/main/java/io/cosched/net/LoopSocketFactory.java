@@ -1,17 +1,15 @@
 package io.cosched.net;
 
-import org.jspecify.annotations.Nullable;
-
 import io.cosched.IOManager;
 import io.cosched.internal.IoRuntime;
-
-import javax.net.SocketFactory;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketException;
 import java.util.Objects;
+import javax.net.SocketFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Sockets whose connections are Netty channels on an IOManager's event loops (see {@link ChannelInbox}
@@ -34,9 +32,9 @@ import java.util.Objects;
  */
 public class LoopSocketFactory extends SocketFactory {
 
-    private final @Nullable IOManager io;    // null: look up by name (or the default) when a socket is made
-    private final @Nullable String ioName;   // null: the first IOManager started
-    private final int loop;        // -1: the caller's loop
+    private final @Nullable IOManager io; // null: look up by name (or the default) when a socket is made
+    private final @Nullable String ioName; // null: the first IOManager started
+    private final int loop; // -1: the caller's loop
 
     /** Sockets on the first IOManager started, each on the loop of the coroutine that connects it. */
     public LoopSocketFactory() {
@@ -90,8 +88,8 @@ public class LoopSocketFactory extends SocketFactory {
     public LoopSocketFactory(IOManager io, int loop) {
         this.io = Objects.requireNonNull(io, "io: null (expected: the IOManager whose loops carry the sockets)");
         if (loop < -1 || loop >= io.threads()) {
-            throw new IllegalArgumentException("loop: " + loop + " (expected: -1 for the caller's loop, or 0.."
-                    + (io.threads() - 1) + ")");
+            throw new IllegalArgumentException(
+                    "loop: " + loop + " (expected: -1 for the caller's loop, or 0.." + (io.threads() - 1) + ")");
         }
         this.ioName = io.name();
         this.loop = loop;
@@ -154,12 +152,14 @@ public class LoopSocketFactory extends SocketFactory {
         if (ioName == null) {
             return IOManager.defaultInstance();
         }
-        return IOManager.running(ioName).orElseThrow(() -> new SocketException("no running IOManager named '"
-                + ioName + "' for " + this + " (start it before connections are opened)"));
+        return IOManager.running(ioName)
+                .orElseThrow(() -> new SocketException("no running IOManager named '" + ioName + "' for " + this
+                        + " (start it before connections are opened)"));
     }
 
     @Override
     public String toString() {
-        return "LoopSocketFactory[" + (ioName == null ? "default IOManager" : ioName) + (loop < 0 ? "" : "/" + loop) + "]";
+        return "LoopSocketFactory[" + (ioName == null ? "default IOManager" : ioName) + (loop < 0 ? "" : "/" + loop)
+                + "]";
     }
 }

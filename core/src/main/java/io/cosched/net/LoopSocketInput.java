@@ -1,9 +1,6 @@
 package io.cosched.net;
 
-import org.jspecify.annotations.Nullable;
-
 import io.netty.buffer.ByteBuf;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.SocketException;
@@ -12,6 +9,7 @@ import java.nio.channels.ClosedByInterruptException;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link LoopSocket}'s input stream: takes the buffers its loop put in the socket's inbox, parking
@@ -60,7 +58,7 @@ final class LoopSocketInput extends InputStream {
         }
         int n = 0;
         try {
-            for (;;) {
+            for (; ; ) {
                 int chunk = Math.min(len - n, buf.readableBytes());
                 buf.readBytes(b, off + n, chunk);
                 n += chunk;

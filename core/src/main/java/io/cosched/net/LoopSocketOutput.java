@@ -2,7 +2,6 @@ package io.cosched.net;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
-
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.SocketException;

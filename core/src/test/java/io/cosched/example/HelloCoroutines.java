@@ -6,7 +6,6 @@ import io.cosched.Coroutines;
 import io.cosched.IOManager;
 import io.cosched.Timer;
 import io.cosched.WaitGroup;
-
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -19,7 +18,8 @@ public final class HelloCoroutines {
     public static void main(String[] args) throws Exception {
         try (IOManager io = IOManager.builder().name("cosched-io").threads(2).build()) {
             io.start();
-            System.out.println("transport=" + io.transport() + " mode=" + io.stats().mode());
+            System.out.println(
+                    "transport=" + io.transport() + " mode=" + io.stats().mode());
 
             // A coroutine is a virtual thread whose carrier is an event loop thread.
             Coroutine<String> hello = io.spawn(() -> "hello from " + Thread.currentThread());
@@ -42,7 +42,8 @@ public final class HelloCoroutines {
             }
             System.out.println("while they sleep: " + io.stats());
             wg.await();
-            System.out.printf("%,d sleeping coroutines finished in %d ms%n", n, (System.nanoTime() - start) / 1_000_000);
+            System.out.printf(
+                    "%,d sleeping coroutines finished in %d ms%n", n, (System.nanoTime() - start) / 1_000_000);
 
             // A rendezvous channel between a producer and a consumer coroutine.
             Channel<Integer> numbers = new Channel<>(0);

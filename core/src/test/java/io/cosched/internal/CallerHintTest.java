@@ -1,12 +1,11 @@
 package io.cosched.internal;
 
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.util.function.Supplier;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 /**
  * The hint added to "blocking I/O called on event loop thread ... outside any coroutine": code of a class whose
@@ -15,8 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class CallerHintTest {
 
     @Retention(RetentionPolicy.RUNTIME)
-    @interface Marked {
-    }
+    @interface Marked {}
 
     private static final CallerHint HINT = new CallerHint(Marked.class.getName());
 
@@ -31,8 +29,11 @@ class CallerHintTest {
     @Test
     void codeOfAMarkedClassRunOutsideItsMethodIsTracedToTheReturnedPublisher() {
         String hint = new Controller().events().get();
-        assertThat(hint).contains("The caller, Controller.").contains("code of a @RunAsCoroutine handler class")
-                .contains("inside a Mono or Flux the handler returned").contains("return an EventStream");
+        assertThat(hint)
+                .contains("The caller, Controller.")
+                .contains("code of a @RunAsCoroutine handler class")
+                .contains("inside a Mono or Flux the handler returned")
+                .contains("return an EventStream");
     }
 
     @Test

@@ -1,27 +1,18 @@
 package io.cosched.internal;
 
+import static io.cosched.TestSupport.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.cosched.CarrierStats;
 import io.cosched.CoroutineState;
 import io.cosched.SchedulerStats;
 import io.cosched.TestSupport;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import jdk.jfr.Recording;
-import jdk.jfr.consumer.RecordedEvent;
-import jdk.jfr.consumer.RecordingFile;
-import java.nio.file.Path;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
-
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -34,9 +25,17 @@ import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
-
-import static io.cosched.TestSupport.eventually;
-import static org.assertj.core.api.Assertions.assertThat;
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The stall watchdog: what it reports, when, and that a stalled carrier's work moves elsewhere. */
 @Timeout(60)
@@ -54,12 +53,10 @@ class StallWatchdogTest {
         }
 
         @Override
-        public void flush() {
-        }
+        public void flush() {}
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     };
     private final AtomicBoolean release = new AtomicBoolean();
     private final CountDownLatch unblock = new CountDownLatch(1);
@@ -92,8 +89,10 @@ class StallWatchdogTest {
     private List<String> messages(Level level) {
         java.util.logging.Formatter f = new java.util.logging.SimpleFormatter();
         return logged.stream()
-                .filter(r -> r.getLevel() == level && StallWatchdog.class.getName().equals(r.getSourceClassName()))
-                .map(f::formatMessage).toList();
+                .filter(r ->
+                        r.getLevel() == level && StallWatchdog.class.getName().equals(r.getSourceClassName()))
+                .map(f::formatMessage)
+                .toList();
     }
 
     @Test
@@ -101,23 +100,32 @@ class StallWatchdogTest {
     void aStallInTheWarmUpIsOneInfoLineCountedApartAndOneAfterItIsAWarningWithItsStack() throws Exception {
         PoolRuntime pool = hoggedPool("warm-pool");
         long[] now = {0};
-        StallWatchdog watchdog = pool.manualWatchdog(100 * MS, 1000 * MS, () -> now[0], ThreadTimes.burning(() -> now[0]),
-                Long.MAX_VALUE);
+        StallWatchdog watchdog = pool.manualWatchdog(
+                100 * MS, 1000 * MS, () -> now[0], ThreadTimes.burning(() -> now[0]), Long.MAX_VALUE);
         watchdog.check(0);
         now[0] = 100 * MS;
         watchdog.check(now[0]);
         assertThat(pool.stats().warmUpStalls()).isEqualTo(1);
         assertThat(pool.stats().stalls()).isZero();
-        assertThat(pool.stats().stalledThreads()).as("its work moves as for any stall").isEqualTo(1);
+        assertThat(pool.stats().stalledThreads())
+                .as("its work moves as for any stall")
+                .isEqualTo(1);
         assertThat(messages(Level.WARNING)).isEmpty();
-        assertThat(messages(Level.INFO)).singleElement().satisfies(m -> assertThat(m)
-                .contains("carrier warm-pool-0 was stuck for 100 ms (threshold 100 ms)", "while warming up (in the first 1 s after start)",
-                        "Counted in warmUpStalls, not stalls").doesNotContain("spinUntilReleased"));
+        assertThat(messages(Level.INFO))
+                .singleElement()
+                .satisfies(m -> assertThat(m)
+                        .contains(
+                                "carrier warm-pool-0 was stuck for 100 ms (threshold 100 ms)",
+                                "while warming up (in the first 1 s after start)",
+                                "Counted in warmUpStalls, not stalls")
+                        .doesNotContain("spinUntilReleased"));
         release.set(true);
         eventually(Duration.ofSeconds(5), () -> !isBusy(pool, 0), () -> "carrier 0 still in the hog's step");
         now[0] = 300 * MS;
         watchdog.check(now[0]);
-        assertThat(messages(Level.INFO)).as("no second line when it moves again").hasSize(1);
+        assertThat(messages(Level.INFO))
+                .as("no second line when it moves again")
+                .hasSize(1);
 
         // past the warm-up, the same hog is a stall with its stack
         release.set(false);
@@ -130,7 +138,9 @@ class StallWatchdogTest {
         watchdog.check(now[0]);
         assertThat(pool.stats().stalls()).isEqualTo(1);
         assertThat(pool.stats().warmUpStalls()).isEqualTo(1);
-        assertThat(messages(Level.WARNING)).singleElement().satisfies(m -> assertThat(m).contains("has been stuck for 100 ms", "spinUntilReleased"));
+        assertThat(messages(Level.WARNING))
+                .singleElement()
+                .satisfies(m -> assertThat(m).contains("has been stuck for 100 ms", "spinUntilReleased"));
     }
 
     @Test
@@ -138,11 +148,16 @@ class StallWatchdogTest {
         StackTraceElement app = new StackTraceElement("com.example.Handler", "handle", "Handler.java", 10);
         StackTraceElement load = new StackTraceElement("java.lang.ClassLoader", "loadClass", "ClassLoader.java", 500);
         StackTraceElement init = new StackTraceElement("com.example.Codec", "<clinit>", "Codec.java", 3);
-        StackTraceElement builtin = new StackTraceElement("jdk.internal.loader.BuiltinClassLoader", "findClassOnClassPathOrNull", null, -1);
-        assertThat(StallWatchdog.loadsClasses(new StackTraceElement[] {load, app})).isTrue();
-        assertThat(StallWatchdog.loadsClasses(new StackTraceElement[] {app, init, app})).isTrue();
-        assertThat(StallWatchdog.loadsClasses(new StackTraceElement[] {builtin, app})).isTrue();
-        assertThat(StallWatchdog.loadsClasses(new StackTraceElement[] {app, app})).isFalse();
+        StackTraceElement builtin =
+                new StackTraceElement("jdk.internal.loader.BuiltinClassLoader", "findClassOnClassPathOrNull", null, -1);
+        assertThat(StallWatchdog.loadsClasses(new StackTraceElement[] {load, app}))
+                .isTrue();
+        assertThat(StallWatchdog.loadsClasses(new StackTraceElement[] {app, init, app}))
+                .isTrue();
+        assertThat(StallWatchdog.loadsClasses(new StackTraceElement[] {builtin, app}))
+                .isTrue();
+        assertThat(StallWatchdog.loadsClasses(new StackTraceElement[] {app, app}))
+                .isFalse();
     }
 
     @Test
@@ -172,14 +187,23 @@ class StallWatchdogTest {
         SchedulerStats stuck = pool.stats();
         assertThat(stuck.stalls()).isEqualTo(1);
         assertThat(stuck.stalledThreads()).isEqualTo(1);
-        assertThat(pool.carrierStats()).extracting(CarrierStats::state).containsExactly(CarrierStats.State.STALLED, CarrierStats.State.IDLE);
-        assertThat(messages(Level.WARNING)).singleElement().satisfies(m -> assertThat(m)
-                .contains("PoolScheduler 'stall-pool'", "carrier stall-pool-0", "stuck for 100 ms", "threshold 100 ms",
-                        "in coroutine", "spinUntilReleased"));
+        assertThat(pool.carrierStats())
+                .extracting(CarrierStats::state)
+                .containsExactly(CarrierStats.State.STALLED, CarrierStats.State.IDLE);
+        assertThat(messages(Level.WARNING))
+                .singleElement()
+                .satisfies(m -> assertThat(m)
+                        .contains(
+                                "PoolScheduler 'stall-pool'",
+                                "carrier stall-pool-0",
+                                "stuck for 100 ms",
+                                "threshold 100 ms",
+                                "in coroutine",
+                                "spinUntilReleased"));
 
         // Work bound to the stuck carrier spills to the shared queue and runs on the other one.
-        CoroutineImpl<String> bound = pool.spawn((java.util.concurrent.Callable<String>) TestSupport::carrierName,
-                pool.carrier(0), false);
+        CoroutineImpl<String> bound =
+                pool.spawn((java.util.concurrent.Callable<String>) TestSupport::carrierName, pool.carrier(0), false);
         assertThat(bound.toFuture().get(10, TimeUnit.SECONDS)).isEqualTo("stall-pool-1");
 
         release.set(true);
@@ -215,7 +239,9 @@ class StallWatchdogTest {
             recording.dump(file);
         }
         List<RecordedEvent> events = RecordingFile.readAllEvents(file);
-        assertThat(events).extracting(e -> e.getEventType().getName()).containsExactly("io.cosched.Stall", "io.cosched.StallEnded");
+        assertThat(events)
+                .extracting(e -> e.getEventType().getName())
+                .containsExactly("io.cosched.Stall", "io.cosched.StallEnded");
         RecordedEvent stall = events.get(0);
         assertThat(stall.getString("scheduler")).isEqualTo("jfr-pool");
         assertThat(stall.getString("carrier")).isEqualTo("jfr-pool-0");
@@ -261,7 +287,7 @@ class StallWatchdogTest {
         watchdog.check(0);
         watchdog.check(10 * MS); // a suspect from here: the baseline of its thread times
         now[0] = 120 * MS;
-        times.cpu[0] = 2 * MS;    // ran 2 ms of 110
+        times.cpu[0] = 2 * MS; // ran 2 ms of 110
         times.queued[0] = 100 * MS; // and waited 100 ms for a CPU
         watchdog.check(now[0]);
         watchdog.check(now[0] += 20 * MS); // the same wait is counted once
@@ -270,15 +296,20 @@ class StallWatchdogTest {
         assertThat(pool.stats().stalledThreads()).isZero();
         assertThat(pool.carrierStats().get(0).state()).isEqualTo(CarrierStats.State.BUSY); // nothing spills
         assertThat(messages(Level.WARNING)).isEmpty();
-        assertThat(messages(Level.INFO)).singleElement().satisfies(m -> assertThat(m)
-                .contains("carrier starved-pool-0", "waiting for a CPU", "Not a stall", "cosched.starvations"));
+        assertThat(messages(Level.INFO))
+                .singleElement()
+                .satisfies(m -> assertThat(m)
+                        .contains("carrier starved-pool-0", "waiting for a CPU", "Not a stall", "cosched.starvations"));
 
         // Once it has run half a threshold on the CPU it gets, it is stuck after all.
         times.cpu[0] = 52 * MS;
         watchdog.check(now[0] += 20 * MS);
         assertThat(pool.stats().stalls()).isEqualTo(1);
-        assertThat(messages(Level.WARNING)).singleElement().satisfies(m -> assertThat(m)
-                .contains("carrier starved-pool-0", "has been stuck for 160 ms", "running", "spinUntilReleased"));
+        assertThat(messages(Level.WARNING))
+                .singleElement()
+                .satisfies(m -> assertThat(m)
+                        .contains(
+                                "carrier starved-pool-0", "has been stuck for 160 ms", "running", "spinUntilReleased"));
     }
 
     @Test
@@ -293,8 +324,10 @@ class StallWatchdogTest {
         watchdog.check(now[0] = 100 * MS);
         assertThat(pool.stats().stalls()).isEqualTo(1);
         assertThat(pool.stats().starvations()).isZero();
-        assertThat(messages(Level.WARNING)).singleElement().satisfies(m -> assertThat(m)
-                .contains("carrier blocked-pool-0", "blocked (waiting on a lock or in a blocking call)"));
+        assertThat(messages(Level.WARNING))
+                .singleElement()
+                .satisfies(m -> assertThat(m)
+                        .contains("carrier blocked-pool-0", "blocked (waiting on a lock or in a blocking call)"));
     }
 
     @Test
@@ -302,7 +335,8 @@ class StallWatchdogTest {
     void timeTheWatchdogDidNotLookCountsForNobody() throws Exception {
         PoolRuntime pool = hoggedPool("hiccup-pool");
         long[] now = {0};
-        StallWatchdog watchdog = pool.manualWatchdog(100 * MS, () -> now[0], ThreadTimes.burning(() -> now[0]), 30 * MS);
+        StallWatchdog watchdog =
+                pool.manualWatchdog(100 * MS, () -> now[0], ThreadTimes.burning(() -> now[0]), 30 * MS);
         watchdog.check(0);
         watchdog.check(now[0] = 10 * MS);
         watchdog.check(now[0] = 150 * MS); // a 140 ms gap, as in a GC pause: the hog's window starts again
@@ -313,7 +347,9 @@ class StallWatchdogTest {
         assertThat(pool.stats().stalls()).isZero();
         watchdog.check(now[0] = 250 * MS); // watched without a gap for 100 ms
         assertThat(pool.stats().stalls()).isEqualTo(1);
-        assertThat(messages(Level.WARNING)).singleElement().satisfies(m -> assertThat(m).contains("stuck for 100 ms"));
+        assertThat(messages(Level.WARNING))
+                .singleElement()
+                .satisfies(m -> assertThat(m).contains("stuck for 100 ms"));
     }
 
     private static boolean isBusy(CoroutineRuntime s, int carrier) {
@@ -335,7 +371,10 @@ class StallWatchdogTest {
         });
         assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
         Thread loop0 = io.carrier(0).thread();
-        eventually(Duration.ofSeconds(5), () -> loop0.getState() == Thread.State.TIMED_WAITING, () -> "loop 0: " + loop0.getState());
+        eventually(
+                Duration.ofSeconds(5),
+                () -> loop0.getState() == Thread.State.TIMED_WAITING,
+                () -> "loop 0: " + loop0.getState());
 
         watchdog.check(now[0]); // the loop took the blocking task since the watchdog was made: that counts as a move
         now[0] = 10 * MS;
@@ -344,14 +383,19 @@ class StallWatchdogTest {
         watchdog.check(now[0]); // unanswered for a threshold
 
         assertThat(io.carrierStats()).extracting(CarrierStats::state).containsExactly(CarrierStats.State.STALLED);
-        assertThat(messages(Level.WARNING)).singleElement().satisfies(m -> assertThat(m)
-                .contains("IOManager 'stall-io'", "carrier stall-io-0", "outside cosched's tasks", "await"));
+        assertThat(messages(Level.WARNING))
+                .singleElement()
+                .satisfies(m -> assertThat(m)
+                        .contains("IOManager 'stall-io'", "carrier stall-io-0", "outside cosched's tasks", "await"));
 
         unblock.countDown();
-        eventually(Duration.ofSeconds(5), () -> {
-            watchdog.check(now[0] += MS);
-            return !io.carrier(0).isStalled();
-        }, () -> "loop 0 never answered its ping");
+        eventually(
+                Duration.ofSeconds(5),
+                () -> {
+                    watchdog.check(now[0] += MS);
+                    return !io.carrier(0).isStalled();
+                },
+                () -> "loop 0 never answered its ping");
         assertThat(io.stats().stalls()).isEqualTo(1);
     }
 
@@ -395,8 +439,8 @@ class StallWatchdogTest {
         io.start();
         long[] now = {0};
         StallWatchdog watchdog = io.manualWatchdog(100 * MS, () -> now[0]);
-        io.netty.util.concurrent.SingleThreadEventExecutor loop =
-                (io.netty.util.concurrent.SingleThreadEventExecutor) io.carrier(0).loop();
+        io.netty.util.concurrent.SingleThreadEventExecutor loop = (io.netty.util.concurrent.SingleThreadEventExecutor)
+                io.carrier(0).loop();
         for (int round = 0; round < 20; round++) {
             watchdog.check(now[0]); // every other look finds no move since the last and pings
             now[0] += 60 * MS;
@@ -457,7 +501,8 @@ class StallWatchdogTest {
     /** The pieces of the dead-lock scenario. */
     private static final class DeadLock {
         final ReentrantLock lock = new ReentrantLock();
-        final java.util.concurrent.CompletableFuture<Boolean> loopGotLock = new java.util.concurrent.CompletableFuture<>();
+        final java.util.concurrent.CompletableFuture<Boolean> loopGotLock =
+                new java.util.concurrent.CompletableFuture<>();
         final IoRuntime io;
         CoroutineImpl<String> coroutine;
 
@@ -469,23 +514,28 @@ class StallWatchdogTest {
             try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
                 AtomicReference<Socket> accepted = new AtomicReference<>();
                 CountDownLatch holding = new CountDownLatch(1);
-                coroutine = io.spawn((java.util.concurrent.Callable<String>) () -> {
-                    try (Socket s = new Socket(server.getInetAddress(), server.getLocalPort())) {
-                        lock.lock();
-                        try {
-                            holding.countDown();
-                            InputStream in = s.getInputStream();
-                            in.read(); // parks on I/O while holding the lock
-                            String carrier = TestSupport.carrierName();
-                            return carrier.startsWith("ForkJoinPool") ? "default scheduler" : carrier;
-                        } finally {
-                            lock.unlock();
-                        }
-                    }
-                }, io.carrier(0), false);
+                coroutine = io.spawn(
+                        (java.util.concurrent.Callable<String>) () -> {
+                            try (Socket s = new Socket(server.getInetAddress(), server.getLocalPort())) {
+                                lock.lock();
+                                try {
+                                    holding.countDown();
+                                    InputStream in = s.getInputStream();
+                                    in.read(); // parks on I/O while holding the lock
+                                    String carrier = TestSupport.carrierName();
+                                    return carrier.startsWith("ForkJoinPool") ? "default scheduler" : carrier;
+                                } finally {
+                                    lock.unlock();
+                                }
+                            }
+                        },
+                        io.carrier(0),
+                        false);
                 accepted.set(server.accept());
                 assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
-                eventually(Duration.ofSeconds(5), () -> coroutine.state() == CoroutineState.WAITING,
+                eventually(
+                        Duration.ofSeconds(5),
+                        () -> coroutine.state() == CoroutineState.WAITING,
                         () -> "coroutine not parked: " + coroutine.state());
                 CountDownLatch loopEntered = new CountDownLatch(1);
                 io.carrier(0).loop().execute(() -> {
@@ -497,7 +547,8 @@ class StallWatchdogTest {
                     }
                 });
                 assertThat(loopEntered.await(10, TimeUnit.SECONDS)).isTrue();
-                try (Socket peer = accepted.get(); OutputStream out = peer.getOutputStream()) {
+                try (Socket peer = accepted.get();
+                        OutputStream out = peer.getOutputStream()) {
                     out.write(1); // the coroutine's read completes: its resume goes to loop 0
                     out.flush();
                     coroutine.toFuture().get(10, TimeUnit.SECONDS);

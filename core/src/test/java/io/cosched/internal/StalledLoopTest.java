@@ -1,10 +1,12 @@
 package io.cosched.internal;
 
+import static io.cosched.TestSupport.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.cosched.Coroutines;
 import io.cosched.IOManager;
 import io.cosched.TestSupport;
 import io.cosched.Timer;
-import io.cosched.Transport;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
@@ -17,11 +19,6 @@ import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -34,9 +31,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import static io.cosched.TestSupport.eventually;
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * What keeps working while one loop is stuck in a task: new channels go to the other loop, the
@@ -92,7 +90,8 @@ class StalledLoopTest {
     @Test
     void newChannelsSkipALoopInOneTaskForATenthOfTheThresholdAndComeBackWhenItMoves() throws Exception {
         long[] now = {0};
-        IoRuntime io = new IoRuntime(RuntimeSettings.of("choose-io", 2).withStallThresholdNanos(100 * MS), () -> now[0]);
+        IoRuntime io =
+                new IoRuntime(RuntimeSettings.of("choose-io", 2).withStallThresholdNanos(100 * MS), () -> now[0]);
         scheduler = io;
         io.start();
         EventLoop loop0 = io.carrier(0).loop();
@@ -124,7 +123,8 @@ class StalledLoopTest {
     @Test
     void whenEveryLoopIsStuckNewChannelsStillGoRoundRobin() throws Exception {
         long[] now = {0};
-        IoRuntime io = new IoRuntime(RuntimeSettings.of("all-stuck-io", 2).withStallThresholdNanos(100 * MS), () -> now[0]);
+        IoRuntime io =
+                new IoRuntime(RuntimeSettings.of("all-stuck-io", 2).withStallThresholdNanos(100 * MS), () -> now[0]);
         scheduler = io;
         io.start();
         hog(io, 0);
@@ -138,31 +138,42 @@ class StalledLoopTest {
 
     @Test
     void aServerOnTheAcceptorGroupKeepsAcceptingWhileALoopIsStuckAndItsConnectionsGoToTheOther() throws Exception {
-        manager = IOManager.builder().name("accept-io").threads(2).stallThreshold(Duration.ofMillis(100)).build();
+        manager = IOManager.builder()
+                .name("accept-io")
+                .threads(2)
+                .stallThreshold(Duration.ofMillis(100))
+                .build();
         manager.start();
         EventLoop acceptor = manager.acceptorGroup().next();
         assertThat(manager.acceptorGroup()).isSameAs(manager.acceptorGroup());
         Map<Channel, String> servedOn = new ConcurrentHashMap<>();
         boolean epoll = manager.transport() == io.cosched.Transport.EPOLL && Epoll.isAvailable();
-        Class<? extends ServerChannel> serverType = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
-        Channel server = new ServerBootstrap().group(manager.acceptorGroup(), manager.eventLoopGroup()).channel(serverType)
+        Class<? extends ServerChannel> serverType =
+                epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+        Channel server = new ServerBootstrap()
+                .group(manager.acceptorGroup(), manager.eventLoopGroup())
+                .channel(serverType)
                 .childHandler(new io.netty.channel.ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
                         ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
                             @Override
                             public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                                servedOn.put(ctx.channel(), Thread.currentThread().getName());
+                                servedOn.put(
+                                        ctx.channel(), Thread.currentThread().getName());
                                 ctx.writeAndFlush(msg); // echo
                             }
                         });
                     }
                 })
-                .bind(InetAddress.getLoopbackAddress(), 0).sync().channel();
+                .bind(InetAddress.getLoopbackAddress(), 0)
+                .sync()
+                .channel();
         try {
             assertThat(server.eventLoop()).isSameAs(acceptor);
             String[] acceptorThread = new String[1];
-            acceptor.submit(() -> acceptorThread[0] = Thread.currentThread().getName()).sync();
+            acceptor.submit(() -> acceptorThread[0] = Thread.currentThread().getName())
+                    .sync();
             assertThat(acceptorThread[0]).isEqualTo("accept-io-acceptor");
 
             // Hog both loops in turn: whichever it is, connections keep coming in and land on the other.
@@ -170,15 +181,20 @@ class StalledLoopTest {
                 release.set(false);
                 hog(manager, stuck);
                 int stuckLoop = stuck;
-                eventually(Duration.ofSeconds(10), () -> manager.stats().stalledThreads() == 1,
+                eventually(
+                        Duration.ofSeconds(10),
+                        () -> manager.stats().stalledThreads() == 1,
                         () -> "loop " + stuckLoop + " not seen stuck: " + manager.stats());
                 servedOn.clear();
                 for (int i = 0; i < 6; i++) {
-                    assertThat(echo((InetSocketAddress) server.localAddress(), (byte) i)).isEqualTo(i);
+                    assertThat(echo((InetSocketAddress) server.localAddress(), (byte) i))
+                            .isEqualTo(i);
                 }
                 assertThat(servedOn.values()).hasSize(6).containsOnly("accept-io-" + (1 - stuck));
                 release.set(true);
-                eventually(Duration.ofSeconds(10), () -> manager.stats().stalledThreads() == 0,
+                eventually(
+                        Duration.ofSeconds(10),
+                        () -> manager.stats().stalledThreads() == 0,
                         () -> "loop " + stuckLoop + " still stalled: " + manager.stats());
             }
         } finally {
@@ -193,18 +209,20 @@ class StalledLoopTest {
      */
     private static void look(StallWatchdog watchdog, long now, IoRuntime io) {
         watchdog.check(now);
-        io.netty.util.concurrent.SingleThreadEventExecutor loop1 =
-                (io.netty.util.concurrent.SingleThreadEventExecutor) io.carrier(1).loop();
+        io.netty.util.concurrent.SingleThreadEventExecutor loop1 = (io.netty.util.concurrent.SingleThreadEventExecutor)
+                io.carrier(1).loop();
         eventually(Duration.ofSeconds(10), () -> loop1.pendingTasks() == 0, () -> "loop 1 did not answer its ping");
     }
 
     /** One byte there and back over a new connection from a client group of its own. */
     private static int echo(InetSocketAddress to, byte b) throws Exception {
-        io.netty.channel.MultiThreadIoEventLoopGroup client = new io.netty.channel.MultiThreadIoEventLoopGroup(1,
-                io.netty.channel.nio.NioIoHandler.newFactory());
+        io.netty.channel.MultiThreadIoEventLoopGroup client =
+                new io.netty.channel.MultiThreadIoEventLoopGroup(1, io.netty.channel.nio.NioIoHandler.newFactory());
         try {
             CompletableFuture<Integer> got = new CompletableFuture<>();
-            Channel ch = new Bootstrap().group(client).channel(io.netty.channel.socket.nio.NioSocketChannel.class)
+            Channel ch = new Bootstrap()
+                    .group(client)
+                    .channel(io.netty.channel.socket.nio.NioSocketChannel.class)
                     .handler(new ChannelInboundHandlerAdapter() {
                         @Override
                         public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -212,7 +230,10 @@ class StalledLoopTest {
                             got.complete((int) buf.readByte());
                             buf.release();
                         }
-                    }).connect(to).sync().channel();
+                    })
+                    .connect(to)
+                    .sync()
+                    .channel();
             ch.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {b}));
             int answer = got.get(5, TimeUnit.SECONDS); // a connection on the stuck loop would wait for the hog
             ch.close().sync();
@@ -238,23 +259,31 @@ class StalledLoopTest {
         AtomicInteger recurringRuns = new AtomicInteger();
         CompletableFuture<String> taskRanOn = new CompletableFuture<>();
         Timer[] set = new Timer[3];
-        io.spawn((Runnable) () -> {
-            set[0] = timers.addTimer(Duration.ofMillis(80), () -> {
-                taskRuns.incrementAndGet();
-                taskRanOn.complete(Thread.currentThread().getName());
-            });
-            set[1] = timers.addTimer(Duration.ofMillis(60), cancelledRuns::incrementAndGet);
-            set[2] = timers.addRecurringTimer(Duration.ofMillis(30), recurringRuns::incrementAndGet);
-        }, io.carrier(0), false).toFuture().get(10, TimeUnit.SECONDS);
+        io.spawn(
+                        (Runnable) () -> {
+                            set[0] = timers.addTimer(Duration.ofMillis(80), () -> {
+                                taskRuns.incrementAndGet();
+                                taskRanOn.complete(Thread.currentThread().getName());
+                            });
+                            set[1] = timers.addTimer(Duration.ofMillis(60), cancelledRuns::incrementAndGet);
+                            set[2] = timers.addRecurringTimer(Duration.ofMillis(30), recurringRuns::incrementAndGet);
+                        },
+                        io.carrier(0),
+                        false)
+                .toFuture()
+                .get(10, TimeUnit.SECONDS);
         assertThat(set[1].cancel()).isTrue();
-        io.spawn((Runnable) () -> {
-            try {
-                Coroutines.sleep(Duration.ofMillis(50));
-                sleeperWokeOn.complete(TestSupport.carrierName());
-            } catch (InterruptedException e) {
-                sleeperWokeOn.completeExceptionally(e);
-            }
-        }, io.carrier(0), false);
+        io.spawn(
+                (Runnable) () -> {
+                    try {
+                        Coroutines.sleep(Duration.ofMillis(50));
+                        sleeperWokeOn.complete(TestSupport.carrierName());
+                    } catch (InterruptedException e) {
+                        sleeperWokeOn.completeExceptionally(e);
+                    }
+                },
+                io.carrier(0),
+                false);
         eventually(Duration.ofSeconds(10), () -> io.stats().sleeping() == 1, () -> "not asleep: " + io.stats());
         hog(io, 0);
 
@@ -278,12 +307,15 @@ class StalledLoopTest {
         // The loop moves again and runs its own timer work: nothing fires twice.
         release.set(true);
         eventually(Duration.ofSeconds(10), () -> !io.carrier(0).isBusy(), () -> "loop 0 still in the hog");
-        eventually(Duration.ofSeconds(10), () -> {
-            watchdog.check(now[0] += MS); // pings it, then sees the answer
-            return !io.carrier(0).isStalled();
-        }, () -> "loop 0 still seen stalled");
+        eventually(
+                Duration.ofSeconds(10),
+                () -> {
+                    watchdog.check(now[0] += MS); // pings it, then sees the answer
+                    return !io.carrier(0).isStalled();
+                },
+                () -> "loop 0 still seen stalled");
         set[2].cancel();
-        io.carrier(0).loop().submit(() -> { }).sync(); // the loop's queued timer work has run
+        io.carrier(0).loop().submit(() -> {}).sync(); // the loop's queued timer work has run
         io.carrier(0).timers.rescue(now[0]); // and no rescue finds anything left to fire
         assertThat(taskRuns.get()).isEqualTo(1);
         assertThat(cancelledRuns.get()).isZero();
@@ -294,7 +326,11 @@ class StalledLoopTest {
     /** Issue 14's timer target on the real clock: woken on the other loop by threshold + 20 ms after its due time. */
     @Test
     void aSleepOnALoopThatGetsStuckEndsOnTheOtherLoopWithinTheThresholdAnd20MsOfItsDueTime() throws Exception {
-        manager = IOManager.builder().name("late-io").threads(2).stallThreshold(Duration.ofMillis(100)).build();
+        manager = IOManager.builder()
+                .name("late-io")
+                .threads(2)
+                .stallThreshold(Duration.ofMillis(100))
+                .build();
         manager.start();
         CountDownLatch asleep = new CountDownLatch(1);
         io.cosched.Coroutine<String> sleeper = manager.spawnOn(0, () -> {
@@ -308,7 +344,9 @@ class StalledLoopTest {
         String woke = sleeper.toFuture().get(10, TimeUnit.SECONDS);
         release.set(true);
         assertThat(woke).endsWith(" ms late on late-io-1");
-        assertThat(Long.parseLong(woke.substring(0, woke.indexOf(' ')))).as(woke).isLessThanOrEqualTo(100 + 20);
+        assertThat(Long.parseLong(woke.substring(0, woke.indexOf(' '))))
+                .as(woke)
+                .isLessThanOrEqualTo(100 + 20);
     }
 
     @Test
@@ -327,7 +365,9 @@ class StalledLoopTest {
 
         // From another thread: the change goes to the stalled loop's inbox, which the watchdog applies.
         CompletableFuture<String> ranOn = new CompletableFuture<>();
-        io.carrier(0).timers.add(5 * MS, false, () -> ranOn.complete(Thread.currentThread().getName()), null, null);
+        io.carrier(0)
+                .timers
+                .add(5 * MS, false, () -> ranOn.complete(Thread.currentThread().getName()), null, null);
         long next = watchdog.check(now[0] += MS);
         assertThat(next).isBetween(102 * MS, 105 * MS); // before the watchdog's own next look at 101 + 12.5 ms
         assertThat(ranOn).isNotDone();

@@ -1,16 +1,15 @@
 package io.cosched.internal;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The timer queue driven by a manual clock: no sleeping, every deadline exact. */
 @Timeout(60)
@@ -150,7 +149,7 @@ class TimerQueueTest {
         TimerImpl fromNow = loop.add(100, false, "fromNow");
         TimerImpl fromStart = loop.add(100, false, "fromStart");
         loop.advance(30);
-        assertThat(fromNow.reset(Duration.ofMillis(50), true)).isTrue();    // due at 30 + 50 = 80
+        assertThat(fromNow.reset(Duration.ofMillis(50), true)).isTrue(); // due at 30 + 50 = 80
         assertThat(fromStart.reset(Duration.ofMillis(50), false)).isTrue(); // due at 0 + 50 = 50
         loop.advance(19);
         assertThat(loop.log).isEmpty();
@@ -188,7 +187,8 @@ class TimerQueueTest {
     void resetRejectsNegativeDelaysNamingTheArgument() {
         TimerImpl t = loop.add(10, false, "x");
         assertThatThrownBy(() -> t.reset(Duration.ofMillis(-1), true))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("delay: PT-0.001S (expected: >= 0)");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("delay: PT-0.001S (expected: >= 0)");
         TimerImpl r = loop.add(10, true, "r");
         assertThatThrownBy(() -> r.reset(Duration.ZERO, true)).hasMessage("delay: PT0S (expected: > 0)");
     }
@@ -222,11 +222,15 @@ class TimerQueueTest {
     void aTaskMayCancelItsOwnRecurringTimer() {
         AtomicInteger runs = new AtomicInteger();
         TimerImpl[] self = new TimerImpl[1];
-        self[0] = loop.add(10, true, () -> {
-            if (runs.incrementAndGet() == 3) {
-                self[0].cancel();
-            }
-        }, null);
+        self[0] = loop.add(
+                10,
+                true,
+                () -> {
+                    if (runs.incrementAndGet() == 3) {
+                        self[0].cancel();
+                    }
+                },
+                null);
         loop.advance(10);
         loop.advance(10);
         loop.advance(10);
@@ -244,7 +248,9 @@ class TimerQueueTest {
             loop.add(30_000 + i % 1000, false, "drop").cancel();
         }
         assertThat(loop.pending).isEqualTo(100);
-        assertThat(loop.queue.entries()).as("cancelled timers are unlinked at once").isEqualTo(100);
+        assertThat(loop.queue.entries())
+                .as("cancelled timers are unlinked at once")
+                .isEqualTo(100);
         loop.advance(120_000);
         assertThat(loop.log).hasSize(100).allMatch(s -> s.startsWith("keep"));
     }
@@ -263,11 +269,18 @@ class TimerQueueTest {
                 long delay = scale == 0 ? 0 : (long) (random.nextDouble() * scale * MS) + random.nextInt(1000);
                 long[] record = new long[2];
                 TimerImpl[] self = new TimerImpl[1];
-                self[0] = new TimerImpl(host, loop.now, delay, false, () -> {
-                    assertThat(record[1]).as("fired once").isZero();
-                    assertThat(loop.now).as("never early").isGreaterThanOrEqualTo(record[0]);
-                    record[1] = loop.now;
-                }, null, null);
+                self[0] = new TimerImpl(
+                        host,
+                        loop.now,
+                        delay,
+                        false,
+                        () -> {
+                            assertThat(record[1]).as("fired once").isZero();
+                            assertThat(loop.now).as("never early").isGreaterThanOrEqualTo(record[0]);
+                            record[1] = loop.now;
+                        },
+                        null,
+                        null);
                 record[0] = loop.now + delay;
                 loop.queue.push(self[0], self[0].deadline());
                 live.put(self[0], record);
@@ -284,14 +297,17 @@ class TimerQueueTest {
                     live.get(t)[0] = loop.now + delay;
                 }
             } else {
-                long jump = random.nextInt(4) == 0 ? (long) (random.nextDouble() * 30_000_000L * MS)
+                long jump = random.nextInt(4) == 0
+                        ? (long) (random.nextDouble() * 30_000_000L * MS)
                         : random.nextInt(5_000) * 1_000L;
                 loop.now += jump;
                 loop.queue.expire(loop.now, TimerImpl::runTask);
                 // everything due by now has fired: nothing is late past the expiry that covers it
                 for (long[] record : live.values()) {
                     if (record[0] <= loop.now) {
-                        assertThat(record[1]).as("fired by the first expiry after its deadline").isNotZero();
+                        assertThat(record[1])
+                                .as("fired by the first expiry after its deadline")
+                                .isNotZero();
                     }
                 }
             }
@@ -330,6 +346,8 @@ class TimerQueueTest {
             wakes++;
         }
         assertThat(loop.now).isGreaterThanOrEqualTo(1_000 * MS + 3_600_000 * MS);
-        assertThat(wakes).as("one wake per level it cascades through, not one per tick").isLessThanOrEqualTo(7);
+        assertThat(wakes)
+                .as("one wake per level it cascades through, not one per tick")
+                .isLessThanOrEqualTo(7);
     }
 }

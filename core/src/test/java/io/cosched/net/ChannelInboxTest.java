@@ -1,5 +1,8 @@
 package io.cosched.net;
 
+import static io.cosched.TestSupport.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.cosched.Coroutine;
 import io.cosched.CoroutineState;
 import io.cosched.IOManager;
@@ -7,11 +10,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.embedded.EmbeddedChannel;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-
 import java.io.InterruptedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -22,9 +20,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import static io.cosched.TestSupport.eventually;
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The inbox's drain (the rest of a reply thrown away on the loop) and an interrupt that leaves the channel open. */
 @Timeout(60)
@@ -34,7 +33,11 @@ class ChannelInboxTest {
 
     @BeforeEach
     void start() {
-        io = IOManager.builder().name("inbox-io").threads(1).stallThreshold(Duration.ZERO).build();
+        io = IOManager.builder()
+                .name("inbox-io")
+                .threads(1)
+                .stallThreshold(Duration.ZERO)
+                .build();
         io.start();
     }
 
@@ -111,9 +114,12 @@ class ChannelInboxTest {
                     // the test sees it from its side
                 }
             });
-            ChannelInbox inbox = new ChannelInbox(ChannelInbox.DEFAULT_HIGH_WATER, ChannelInbox.DEFAULT_LOW_WATER, false);
-            Channel ch = LoopChannels.connect(io.bootstrap(0).handler(inbox),
-                    new InetSocketAddress(InetAddress.getLoopbackAddress(), server.getLocalPort()), null);
+            ChannelInbox inbox =
+                    new ChannelInbox(ChannelInbox.DEFAULT_HIGH_WATER, ChannelInbox.DEFAULT_LOW_WATER, false);
+            Channel ch = LoopChannels.connect(
+                    io.bootstrap(0).handler(inbox),
+                    new InetSocketAddress(InetAddress.getLoopbackAddress(), server.getLocalPort()),
+                    null);
             Coroutine<String> reader = io.spawn(() -> {
                 try {
                     inbox.take(0);

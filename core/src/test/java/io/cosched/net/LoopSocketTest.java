@@ -1,16 +1,13 @@
 package io.cosched.net;
 
+import static io.cosched.TestSupport.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.cosched.Coroutine;
 import io.cosched.CoroutineState;
 import io.cosched.IOManager;
 import io.cosched.TestSupport;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-
-import javax.net.ssl.SSLSocket;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.ConnectException;
@@ -32,10 +29,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.zip.CRC32;
-
-import static io.cosched.TestSupport.eventually;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import javax.net.ssl.SSLSocket;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 @Timeout(60)
 class LoopSocketTest {
@@ -46,7 +45,11 @@ class LoopSocketTest {
 
     @BeforeEach
     void start() {
-        io = IOManager.builder().name("sock-io").threads(2).stallThreshold(Duration.ZERO).build(); // see PostgresLoopSocketTest
+        io = IOManager.builder()
+                .name("sock-io")
+                .threads(2)
+                .stallThreshold(Duration.ZERO)
+                .build(); // see PostgresLoopSocketTest
         io.start();
     }
 
@@ -79,8 +82,13 @@ class LoopSocketTest {
             OutputStream out = s.getOutputStream();
             String line;
             while ((line = Peer.readLine(in)) != null) {
-                eventually(Duration.ofSeconds(10), () -> waiter.get() != null && waiter.get().state() == CoroutineState.WAITING,
-                        () -> "the coroutine parked in its read, now " + (waiter.get() == null ? "unborn" : waiter.get().state()));
+                eventually(
+                        Duration.ofSeconds(10),
+                        () -> waiter.get() != null && waiter.get().state() == CoroutineState.WAITING,
+                        () -> "the coroutine parked in its read, now "
+                                + (waiter.get() == null
+                                        ? "unborn"
+                                        : waiter.get().state()));
                 out.write(("pong:" + line + "\n").getBytes(StandardCharsets.US_ASCII));
             }
         });
@@ -110,7 +118,11 @@ class LoopSocketTest {
             });
             waiter.set(onLoopSocket); // the peer answers nothing before it knows whom
             List<String> replies = onLoopSocket.join();
-            assertThat(replies).hasSize(20).allMatch(r -> r.endsWith("@sock-io-1")).first().isEqualTo("pong:ping0@sock-io-1");
+            assertThat(replies)
+                    .hasSize(20)
+                    .allMatch(r -> r.endsWith("@sock-io-1"))
+                    .first()
+                    .isEqualTo("pong:ping0@sock-io-1");
             // the connect and 20 replies each parked the coroutine; only loop 1's own thread resumed it
             assertThat(io.carrierStats().get(1).localWakeups() - localBefore).isGreaterThanOrEqualTo(21);
             assertThat(io.carrierStats().get(1).remoteWakeups() - remoteBefore).isZero();
@@ -127,7 +139,8 @@ class LoopSocketTest {
             });
             waiter.set(onJdkSocket);
             onJdkSocket.join();
-            assertThat(io.carrierStats().get(1).remoteWakeups() - remoteBeforeJdk).isGreaterThanOrEqualTo(20);
+            assertThat(io.carrierStats().get(1).remoteWakeups() - remoteBeforeJdk)
+                    .isGreaterThanOrEqualTo(20);
         }
     }
 
@@ -137,20 +150,22 @@ class LoopSocketTest {
             for (int loop = 0; loop < 2; loop++) {
                 int home = loop;
                 int where = io.spawnOn(home, () -> {
-                    try (Socket s = new LoopSocketFactory(io).createSocket(LOCALHOST, peer.port())) {
-                        assertThat(exchange(s, "x")).isEqualTo("pong:x");
-                        return ((LoopSocket) s).loop();
-                    }
-                }).join();
+                            try (Socket s = new LoopSocketFactory(io).createSocket(LOCALHOST, peer.port())) {
+                                assertThat(exchange(s, "x")).isEqualTo("pong:x");
+                                return ((LoopSocket) s).loop();
+                            }
+                        })
+                        .join();
                 assertThat(where).isEqualTo(home);
             }
             // "name/index" as a driver's socketFactoryArg: every socket on that loop, whoever connects
             int pinned = io.spawnOn(0, () -> {
-                try (Socket s = new LoopSocketFactory("sock-io/1").createSocket(LOCALHOST, peer.port())) {
-                    assertThat(exchange(s, "y")).isEqualTo("pong:y");
-                    return ((LoopSocket) s).loop();
-                }
-            }).join();
+                        try (Socket s = new LoopSocketFactory("sock-io/1").createSocket(LOCALHOST, peer.port())) {
+                            assertThat(exchange(s, "y")).isEqualTo("pong:y");
+                            return ((LoopSocket) s).loop();
+                        }
+                    })
+                    .join();
             assertThat(pinned).isEqualTo(1);
         }
     }
@@ -158,7 +173,7 @@ class LoopSocketTest {
     @Test
     void outsideACoroutineTheCallingThreadSimplyBlocks() throws Exception {
         try (Peer peer = pongPeer();
-             Socket s = new LoopSocketFactory(io).createSocket(LOCALHOST, peer.port())) {
+                Socket s = new LoopSocketFactory(io).createSocket(LOCALHOST, peer.port())) {
             assertThat(exchange(s, "plain")).isEqualTo("pong:plain");
             assertThat(s.isConnected()).isTrue();
             assertThat(s.getPort()).isEqualTo(peer.port());
@@ -179,16 +194,18 @@ class LoopSocketTest {
         })) {
             long remoteBefore = io.carrierStats().get(0).remoteWakeups();
             String got = io.spawnOn(0, () -> {
-                try (Socket s = new LoopSocketFactory(io).createSocket(LOCALHOST, peer.port())) {
-                    s.setSoTimeout(50);
-                    assertThat(s.getSoTimeout()).isEqualTo(50);
-                    assertThatThrownBy(() -> s.getInputStream().read()).isInstanceOf(SocketTimeoutException.class)
-                            .hasMessage("Read timed out");
-                    send.countDown();
-                    s.setSoTimeout(10_000);
-                    return Peer.readLine(s.getInputStream());
-                }
-            }).join();
+                        try (Socket s = new LoopSocketFactory(io).createSocket(LOCALHOST, peer.port())) {
+                            s.setSoTimeout(50);
+                            assertThat(s.getSoTimeout()).isEqualTo(50);
+                            assertThatThrownBy(() -> s.getInputStream().read())
+                                    .isInstanceOf(SocketTimeoutException.class)
+                                    .hasMessage("Read timed out");
+                            send.countDown();
+                            s.setSoTimeout(10_000);
+                            return Peer.readLine(s.getInputStream());
+                        }
+                    })
+                    .join();
             assertThat(got).isEqualTo("late");
             // the timeout was a timer of loop 0, not the JDK's unparker thread
             assertThat(io.carrierStats().get(0).remoteWakeups() - remoteBefore).isZero();
@@ -199,10 +216,11 @@ class LoopSocketTest {
     void theDataBeforeThePeersCloseIsReadThenTheEndOfTheStream() throws Exception {
         try (Peer peer = new Peer(s -> s.getOutputStream().write("bye".getBytes(StandardCharsets.US_ASCII)))) {
             byte[] all = io.spawn(() -> {
-                try (Socket s = new LoopSocketFactory(io).createSocket(LOCALHOST, peer.port())) {
-                    return s.getInputStream().readAllBytes();
-                }
-            }).join();
+                        try (Socket s = new LoopSocketFactory(io).createSocket(LOCALHOST, peer.port())) {
+                            return s.getInputStream().readAllBytes();
+                        }
+                    })
+                    .join();
             assertThat(new String(all, StandardCharsets.US_ASCII)).isEqualTo("bye");
         }
     }
@@ -214,15 +232,17 @@ class LoopSocketTest {
             s.getOutputStream().write((got.length + "\n").getBytes(StandardCharsets.US_ASCII));
         })) {
             String reply = io.spawn(() -> {
-                try (Socket s = new LoopSocketFactory(io).createSocket(LOCALHOST, peer.port())) {
-                    s.getOutputStream().write("abcde".getBytes(StandardCharsets.US_ASCII));
-                    s.shutdownOutput();
-                    assertThat(s.isOutputShutdown()).isTrue();
-                    assertThatThrownBy(() -> s.getOutputStream()).isInstanceOf(SocketException.class)
-                            .hasMessage("Socket output is shutdown");
-                    return Peer.readLine(s.getInputStream());
-                }
-            }).join();
+                        try (Socket s = new LoopSocketFactory(io).createSocket(LOCALHOST, peer.port())) {
+                            s.getOutputStream().write("abcde".getBytes(StandardCharsets.US_ASCII));
+                            s.shutdownOutput();
+                            assertThat(s.isOutputShutdown()).isTrue();
+                            assertThatThrownBy(() -> s.getOutputStream())
+                                    .isInstanceOf(SocketException.class)
+                                    .hasMessage("Socket output is shutdown");
+                            return Peer.readLine(s.getInputStream());
+                        }
+                    })
+                    .join();
             assertThat(reply).isEqualTo("5");
         }
     }
@@ -232,11 +252,17 @@ class LoopSocketTest {
         try (Peer peer = new Peer(s -> Peer.readLine(s.getInputStream()))) {
             Socket s = new LoopSocketFactory(io).createSocket(LOCALHOST, peer.port());
             Coroutine<Integer> reader = io.spawn(() -> s.getInputStream().read());
-            eventually(Duration.ofSeconds(5), () -> reader.state() == CoroutineState.WAITING
-                    || !TestSupport.carrierMode() && io.stats().waiting() == 1, reader::toString);
+            eventually(
+                    Duration.ofSeconds(5),
+                    () -> reader.state() == CoroutineState.WAITING
+                            || !TestSupport.carrierMode() && io.stats().waiting() == 1,
+                    reader::toString);
             s.close();
-            assertThatThrownBy(reader::join).isInstanceOf(ExecutionException.class)
-                    .cause().isInstanceOf(SocketException.class).hasMessage("Socket closed");
+            assertThatThrownBy(reader::join)
+                    .isInstanceOf(ExecutionException.class)
+                    .cause()
+                    .isInstanceOf(SocketException.class)
+                    .hasMessage("Socket closed");
             assertThat(s.isClosed()).isTrue();
         }
     }
@@ -274,23 +300,25 @@ class LoopSocketTest {
         try (Peer peer = new Peer(s -> s.getOutputStream().write(data))) {
             AtomicLong maxQueued = new AtomicLong();
             long[] got = io.spawn(() -> {
-                CRC32 crc = new CRC32();
-                long n = 0;
-                try (Socket s = new LoopSocketFactory(io).createSocket(LOCALHOST, peer.port())) {
-                    InputStream in = s.getInputStream();
-                    byte[] buf = new byte[4096];
-                    int r;
-                    while ((r = in.read(buf)) >= 0) {
-                        crc.update(buf, 0, r);
-                        n += r;
-                        maxQueued.accumulateAndGet(((LoopSocket) s).inbox().queuedBytes(), Math::max);
-                        if (n % (1 << 20) < 4096) {
-                            Thread.sleep(20); // slow: the loop must stop reading meanwhile
+                        CRC32 crc = new CRC32();
+                        long n = 0;
+                        try (Socket s = new LoopSocketFactory(io).createSocket(LOCALHOST, peer.port())) {
+                            InputStream in = s.getInputStream();
+                            byte[] buf = new byte[4096];
+                            int r;
+                            while ((r = in.read(buf)) >= 0) {
+                                crc.update(buf, 0, r);
+                                n += r;
+                                maxQueued.accumulateAndGet(
+                                        ((LoopSocket) s).inbox().queuedBytes(), Math::max);
+                                if (n % (1 << 20) < 4096) {
+                                    Thread.sleep(20); // slow: the loop must stop reading meanwhile
+                                }
+                            }
                         }
-                    }
-                }
-                return new long[] {n, crc.getValue()};
-            }).join();
+                        return new long[] {n, crc.getValue()};
+                    })
+                    .join();
             assertThat(got[0]).isEqualTo(size);
             assertThat(got[1]).isEqualTo(sent.getValue());
             // Reading stops above the high water mark. Netty finishes the batch of reads it is in (up to
@@ -306,8 +334,11 @@ class LoopSocketTest {
         try (ServerSocket probe = new ServerSocket(0, 1, LOCALHOST)) {
             closedPort = probe.getLocalPort();
         }
-        assertThatThrownBy(() -> io.spawn(() -> new LoopSocketFactory(io).createSocket(LOCALHOST, closedPort)).join())
-                .cause().isInstanceOf(ConnectException.class).hasMessageContaining("Connection refused");
+        assertThatThrownBy(() -> io.spawn(() -> new LoopSocketFactory(io).createSocket(LOCALHOST, closedPort))
+                        .join())
+                .cause()
+                .isInstanceOf(ConnectException.class)
+                .hasMessageContaining("Connection refused");
     }
 
     @Test
@@ -322,10 +353,14 @@ class LoopSocketTest {
                     fill.add(s);
                 }
                 assertThatThrownBy(() -> io.spawn(() -> {
-                    Socket s = new LoopSocketFactory(io).createSocket();
-                    s.connect(new InetSocketAddress(LOCALHOST, full.getLocalPort()), 200);
-                    return s;
-                }).join()).cause().isInstanceOf(SocketTimeoutException.class).hasMessage("Connect timed out");
+                                    Socket s = new LoopSocketFactory(io).createSocket();
+                                    s.connect(new InetSocketAddress(LOCALHOST, full.getLocalPort()), 200);
+                                    return s;
+                                })
+                                .join())
+                        .cause()
+                        .isInstanceOf(SocketTimeoutException.class)
+                        .hasMessage("Connect timed out");
             } finally {
                 for (Socket s : fill) {
                     s.close();
@@ -337,20 +372,25 @@ class LoopSocketTest {
     @Test
     void aBlockingReadOnTheSocketsOwnLoopThreadFailsInsteadOfHangingForever() throws Exception {
         try (Peer peer = pongPeer();
-             Socket s = new LoopSocketFactory(io, 0).createSocket(LOCALHOST, peer.port())) {
+                Socket s = new LoopSocketFactory(io, 0).createSocket(LOCALHOST, peer.port())) {
             var onLoop = io.eventLoop(0).submit(() -> s.getInputStream().read());
-            assertThatThrownBy(() -> onLoop.get(10, TimeUnit.SECONDS)).cause().isInstanceOf(SocketException.class)
+            assertThatThrownBy(() -> onLoop.get(10, TimeUnit.SECONDS))
+                    .cause()
+                    .isInstanceOf(SocketException.class)
                     .hasMessageContaining("its own event loop thread sock-io-0");
         }
     }
 
     @Test
     void aLoopThreadOutsideAnyCoroutineGetsAnotherLoopOrAClearErrorWhenThereIsNone() throws Exception {
-        assertThat(io.eventLoop(0).submit(io::loopForCaller).get(10, TimeUnit.SECONDS)).isEqualTo(1);
+        assertThat(io.eventLoop(0).submit(io::loopForCaller).get(10, TimeUnit.SECONDS))
+                .isEqualTo(1);
         try (IOManager single = IOManager.builder().name("single-io").threads(1).build()) {
             single.start();
-            assertThatThrownBy(() -> single.eventLoop(0).submit(single::loopForCaller).get(10, TimeUnit.SECONDS))
-                    .cause().isInstanceOf(IllegalStateException.class)
+            assertThatThrownBy(() ->
+                            single.eventLoop(0).submit(single::loopForCaller).get(10, TimeUnit.SECONDS))
+                    .cause()
+                    .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("event loop thread 'single-io-0' outside any coroutine");
         }
     }
@@ -360,18 +400,25 @@ class LoopSocketTest {
         assertThat(io.spawnOn(1, io::currentLoop).join()).isEqualTo(1);
         if (TestSupport.carrierMode()) { // a virtual thread a coroutine started runs on its carrier and counts as its
             assertThat(io.spawnOn(0, () -> {
-                int[] seen = new int[1];
-                Thread v = Thread.ofVirtual().start(() -> seen[0] = io.currentLoop());
-                v.join();
-                return seen[0];
-            }).join()).isEqualTo(0);
+                                int[] seen = new int[1];
+                                Thread v = Thread.ofVirtual().start(() -> seen[0] = io.currentLoop());
+                                v.join();
+                                return seen[0];
+                            })
+                            .join())
+                    .isEqualTo(0);
         }
-        assertThat(io.eventLoop(1).submit(io::currentLoop).get(10, TimeUnit.SECONDS)).as("the loop thread's own").isEqualTo(1);
+        assertThat(io.eventLoop(1).submit(io::currentLoop).get(10, TimeUnit.SECONDS))
+                .as("the loop thread's own")
+                .isEqualTo(1);
         assertThat(io.currentLoop()).as("a plain thread").isEqualTo(-1);
         try (IOManager other = IOManager.builder().name("other-io").threads(1).build()) {
             other.start();
-            assertThat(other.spawn(io::currentLoop).join()).as("a coroutine of another IOManager").isEqualTo(-1);
-            assertThat(other.eventLoop(0).submit(io::currentLoop).get(10, TimeUnit.SECONDS)).isEqualTo(-1);
+            assertThat(other.spawn(io::currentLoop).join())
+                    .as("a coroutine of another IOManager")
+                    .isEqualTo(-1);
+            assertThat(other.eventLoop(0).submit(io::currentLoop).get(10, TimeUnit.SECONDS))
+                    .isEqualTo(-1);
         }
     }
 
@@ -379,24 +426,27 @@ class LoopSocketTest {
     @Tag("carrier-only")
     void tlsLayeredOverALoopSocketStaysOnTheLoop() throws Exception {
         TestTls tls = TestTls.create();
-        try (Peer peer = new Peer(s -> {
-            InputStream in = s.getInputStream();
-            String line;
-            while ((line = Peer.readLine(in)) != null) {
-                s.getOutputStream().write(("tls:" + line + "\n").getBytes(StandardCharsets.US_ASCII));
-            }
-        }, tls.server.getServerSocketFactory())) {
+        try (Peer peer = new Peer(
+                s -> {
+                    InputStream in = s.getInputStream();
+                    String line;
+                    while ((line = Peer.readLine(in)) != null) {
+                        s.getOutputStream().write(("tls:" + line + "\n").getBytes(StandardCharsets.US_ASCII));
+                    }
+                },
+                tls.server.getServerSocketFactory())) {
             long remoteBefore = io.carrierStats().get(0).remoteWakeups();
             String reply = io.spawnOn(0, () -> {
-                Socket plain = new LoopSocketFactory(io).createSocket(LOCALHOST, peer.port());
-                try (SSLSocket s = (SSLSocket) tls.client.getSocketFactory()
-                        .createSocket(plain, "localhost", peer.port(), true)) {
-                    s.setUseClientMode(true);
-                    s.startHandshake();
-                    String first = exchange(s, "one");
-                    return first + "," + exchange(s, "two");
-                }
-            }).join();
+                        Socket plain = new LoopSocketFactory(io).createSocket(LOCALHOST, peer.port());
+                        try (SSLSocket s = (SSLSocket)
+                                tls.client.getSocketFactory().createSocket(plain, "localhost", peer.port(), true)) {
+                            s.setUseClientMode(true);
+                            s.startHandshake();
+                            String first = exchange(s, "one");
+                            return first + "," + exchange(s, "two");
+                        }
+                    })
+                    .join();
             assertThat(reply).isEqualTo("tls:one,tls:two");
             assertThat(io.carrierStats().get(0).remoteWakeups() - remoteBefore).isZero();
         }
@@ -404,7 +454,8 @@ class LoopSocketTest {
 
     @Test
     void optionsSetBeforeConnectingApplyToTheConnection() throws Exception {
-        try (Peer peer = pongPeer(); Socket s = new LoopSocketFactory(io).createSocket()) {
+        try (Peer peer = pongPeer();
+                Socket s = new LoopSocketFactory(io).createSocket()) {
             s.setTcpNoDelay(true);
             s.setOption(java.net.StandardSocketOptions.SO_KEEPALIVE, true);
             assertThat(s.getSoLinger()).isEqualTo(-1);
@@ -423,14 +474,19 @@ class LoopSocketTest {
 
     @Test
     void theFactoryArgumentNamesTheIOManagerAndOptionallyTheLoop() throws Exception {
-        assertThatThrownBy(() -> new LoopSocketFactory("sock-io/x")).isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("socketFactoryArg: 'sock-io/x' (expected: <IOManager name> or <IOManager name>/<loop index>, "
-                        + "e.g. cosched-io/0)");
-        assertThatThrownBy(() -> new LoopSocketFactory("nope/0").createSocket()).isInstanceOf(SocketException.class)
+        assertThatThrownBy(() -> new LoopSocketFactory("sock-io/x"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage(
+                        "socketFactoryArg: 'sock-io/x' (expected: <IOManager name> or <IOManager name>/<loop index>, "
+                                + "e.g. cosched-io/0)");
+        assertThatThrownBy(() -> new LoopSocketFactory("nope/0").createSocket())
+                .isInstanceOf(SocketException.class)
                 .hasMessageContaining("no running IOManager named 'nope'");
-        assertThatThrownBy(() -> new LoopSocketFactory(io, 2)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> new LoopSocketFactory(io, 2))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("loop: 2 (expected: -1 for the caller's loop, or 0..1)");
-        assertThat(new LoopSocketFactory("sock-io").createSocket().isConnected()).isFalse();
+        assertThat(new LoopSocketFactory("sock-io").createSocket().isConnected())
+                .isFalse();
     }
 
     @Test
@@ -447,7 +503,8 @@ class LoopSocketTest {
                 assertThat(exchange(s, "twin")).isEqualTo("pong:twin");
             }
             assertThatThrownBy(() -> new LoopSocketFactory("sock-io/2").createSocket(LOCALHOST, peer.port()))
-                    .as("by name: the first started, which has no loop 2").isInstanceOf(Exception.class);
+                    .as("by name: the first started, which has no loop 2")
+                    .isInstanceOf(Exception.class);
         } finally {
             twin.stop(java.time.Duration.ofSeconds(10));
         }

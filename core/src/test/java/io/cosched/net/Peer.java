@@ -25,7 +25,8 @@ final class Peer implements AutoCloseable {
 
     /** With {@code factory}, a TLS server (its sockets are {@code SSLServerSocket}s). */
     Peer(Handler handler, javax.net.ServerSocketFactory factory) throws IOException {
-        server = factory == null ? new ServerSocket(0, 50, InetAddress.getLoopbackAddress())
+        server = factory == null
+                ? new ServerSocket(0, 50, InetAddress.getLoopbackAddress())
                 : factory.createServerSocket(0, 50, InetAddress.getLoopbackAddress());
         Thread.ofPlatform().daemon().name("peer-accept").start(() -> {
             try {

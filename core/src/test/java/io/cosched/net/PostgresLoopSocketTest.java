@@ -1,15 +1,13 @@
 package io.cosched.net;
 
+import static io.cosched.TestSupport.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.cosched.Coroutine;
 import io.cosched.IOManager;
 import io.cosched.TestSupport;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-
 import java.net.SocketTimeoutException;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -19,11 +17,12 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Properties;
-
-import static io.cosched.TestSupport.eventually;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The PostgreSQL driver over {@link LoopSocketFactory}, against the real server {@code .ci/run}
@@ -41,14 +40,19 @@ class PostgresLoopSocketTest {
 
     @BeforeAll
     static void needsPostgres() {
-        assumeTrue(URL != null, "COSCHED_TEST_POSTGRES_URL is not set: .ci/run starts PostgreSQL on loopback and sets it");
+        assumeTrue(
+                URL != null, "COSCHED_TEST_POSTGRES_URL is not set: .ci/run starts PostgreSQL on loopback and sets it");
     }
 
     @BeforeEach
     void start() {
         // no stall watchdog: a cold JVM spends ~200 ms of CPU in the first TLS and SCRAM handshakes,
         // and the spill that would follow moves the coroutine off the loop this test watches
-        io = IOManager.builder().name("pg-io").threads(2).stallThreshold(Duration.ZERO).build();
+        io = IOManager.builder()
+                .name("pg-io")
+                .threads(2)
+                .stallThreshold(Duration.ZERO)
+                .build();
         io.start();
     }
 
@@ -92,47 +96,55 @@ class PostgresLoopSocketTest {
             long remoteBefore = io.carrierStats().get(home).remoteWakeups();
             long localBefore = io.carrierStats().get(home).localWakeups();
             int sum = io.spawnOn(home, () -> {
-                try (Connection c = connect(-1)) {
-                    assertThat(TestSupport.carrierName()).isEqualTo("pg-io-" + home);
-                    return queryLoop(c, 50);
-                }
-            }).join();
+                        try (Connection c = connect(-1)) {
+                            assertThat(TestSupport.carrierName()).isEqualTo("pg-io-" + home);
+                            return queryLoop(c, 50);
+                        }
+                    })
+                    .join();
             assertThat(sum).isEqualTo(50 * 51 / 2);
-            assertThat(io.carrierStats().get(home).localWakeups() - localBefore).as("loop %d", home)
+            assertThat(io.carrierStats().get(home).localWakeups() - localBefore)
+                    .as("loop %d", home)
                     .isGreaterThanOrEqualTo(50);
-            assertThat(io.carrierStats().get(home).remoteWakeups() - remoteBefore).as("loop %d", home).isZero();
+            assertThat(io.carrierStats().get(home).remoteWakeups() - remoteBefore)
+                    .as("loop %d", home)
+                    .isZero();
         }
         // the same queries over the driver's own JDK sockets are woken by the JDK's poller threads
         long remoteBefore = io.carrierStats().get(0).remoteWakeups();
         io.spawnOn(0, () -> {
-            Properties p = new Properties();
-            p.setProperty("user", USER);
-            p.setProperty("password", PASSWORD);
-            try (Connection c = DriverManager.getConnection(URL, p)) {
-                return queryLoop(c, 50);
-            }
-        }).join();
+                    Properties p = new Properties();
+                    p.setProperty("user", USER);
+                    p.setProperty("password", PASSWORD);
+                    try (Connection c = DriverManager.getConnection(URL, p)) {
+                        return queryLoop(c, 50);
+                    }
+                })
+                .join();
         assertThat(io.carrierStats().get(0).remoteWakeups() - remoteBefore).isGreaterThanOrEqualTo(50);
     }
 
     @Test
     void sslModeRequireLayersTlsOverTheLoopSocket() throws Exception {
         boolean[] serverTls = new boolean[1];
-        try (Connection c = connect(0); Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW ssl")) {
+        try (Connection c = connect(0);
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SHOW ssl")) {
             rs.next();
             serverTls[0] = "on".equals(rs.getString(1));
         }
         assumeTrue(serverTls[0], "the server has ssl=off (.ci/services.sh switches it on)");
         long remoteBefore = io.carrierStats().get(1).remoteWakeups();
         boolean encrypted = io.spawnOn(1, () -> {
-            try (Connection c = connect(1, "sslmode", "require");
-                 Statement s = c.createStatement();
-                 ResultSet rs = s.executeQuery("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")) {
-                rs.next();
-                queryLoop(c, 10);
-                return rs.getBoolean(1);
-            }
-        }).join();
+                    try (Connection c = connect(1, "sslmode", "require");
+                            Statement s = c.createStatement();
+                            ResultSet rs = s.executeQuery("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")) {
+                        rs.next();
+                        queryLoop(c, 10);
+                        return rs.getBoolean(1);
+                    }
+                })
+                .join();
         assertThat(encrypted).isTrue();
         if (TestSupport.carrierMode()) {
             assertThat(io.carrierStats().get(1).remoteWakeups() - remoteBefore).isZero();
@@ -143,15 +155,17 @@ class PostgresLoopSocketTest {
     void theDriversSocketTimeoutEndsAQueryThatTakesTooLong() throws Exception {
         long started = System.nanoTime();
         Throwable failure = io.spawn(() -> {
-            Connection c = connect(-1, "socketTimeout", "1");
-            try (c; Statement s = c.createStatement()) {
-                s.execute("SELECT pg_sleep(5)");
-                return null;
-            } catch (SQLException e) {
-                assertThat(c.isClosed()).isTrue(); // the driver gives the connection up
-                return e;
-            }
-        }).join();
+                    Connection c = connect(-1, "socketTimeout", "1");
+                    try (c;
+                            Statement s = c.createStatement()) {
+                        s.execute("SELECT pg_sleep(5)");
+                        return null;
+                    } catch (SQLException e) {
+                        assertThat(c.isClosed()).isTrue(); // the driver gives the connection up
+                        return e;
+                    }
+                })
+                .join();
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(4));
         assertThat(failure).isInstanceOf(SQLException.class).hasRootCauseInstanceOf(SocketTimeoutException.class);
         assertThat(((SQLException) failure).getSQLState()).isEqualTo("08006");
@@ -160,14 +174,16 @@ class PostgresLoopSocketTest {
     @Test
     void aQueryTimeoutIsCancelledOverASecondLoopSocket() throws Exception {
         SQLException failure = io.spawn(() -> {
-            try (Connection c = connect(-1); Statement s = c.createStatement()) {
-                s.setQueryTimeout(1);
-                s.execute("SELECT pg_sleep(10)");
-                return null;
-            } catch (SQLException e) {
-                return e;
-            }
-        }).join();
+                    try (Connection c = connect(-1);
+                            Statement s = c.createStatement()) {
+                        s.setQueryTimeout(1);
+                        s.execute("SELECT pg_sleep(10)");
+                        return null;
+                    } catch (SQLException e) {
+                        return e;
+                    }
+                })
+                .join();
         assertThat((Throwable) failure).isNotNull();
         assertThat(failure.getSQLState()).isEqualTo("57014"); // canceling statement due to user request
     }
@@ -177,7 +193,8 @@ class PostgresLoopSocketTest {
         // a name of its own: a backend of an earlier run may still be sleeping server-side
         String name = "cosched-terminate-" + java.util.UUID.randomUUID();
         Coroutine<SQLException> waiting = io.spawn(() -> {
-            try (Connection c = connect(-1); Statement s = c.createStatement()) {
+            try (Connection c = connect(-1);
+                    Statement s = c.createStatement()) {
                 s.execute("SET application_name = '" + name + "'");
                 s.execute("SELECT pg_sleep(30)");
                 return null;
@@ -185,7 +202,8 @@ class PostgresLoopSocketTest {
                 return e;
             }
         });
-        try (Connection admin = connect(0); Statement s = admin.createStatement()) {
+        try (Connection admin = connect(0);
+                Statement s = admin.createStatement()) {
             eventually(Duration.ofSeconds(10), () -> terminate(s, name) > 0, waiting::toString);
         }
         SQLException failure = waiting.join();
@@ -216,7 +234,8 @@ class PostgresLoopSocketTest {
             }
             return null;
         });
-        try (Connection admin = connect(0); Statement s = admin.createStatement()) {
+        try (Connection admin = connect(0);
+                Statement s = admin.createStatement()) {
             eventually(Duration.ofSeconds(10), () -> active(s, name) == 1, query::toString);
         }
         query.cancel();
@@ -225,8 +244,8 @@ class PostgresLoopSocketTest {
     }
 
     private static int active(Statement s, String name) {
-        try (ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE application_name = '" + name
-                + "' AND state = 'active'")) {
+        try (ResultSet rs = s.executeQuery(
+                "SELECT count(*) FROM pg_stat_activity WHERE application_name = '" + name + "' AND state = 'active'")) {
             rs.next();
             return rs.getInt(1);
         } catch (SQLException e) {

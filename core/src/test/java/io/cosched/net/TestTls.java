@@ -1,14 +1,14 @@
 package io.cosched.net;
 
-import javax.net.ssl.KeyManagerFactory;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyStore;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 
 /**
  * A self-signed certificate for localhost, made with the JDK's keytool, as server and client TLS contexts,
@@ -19,6 +19,7 @@ public final class TestTls {
 
     /** The password of {@link #keyStore} and of its key. */
     public static final String PASSWORD_TEXT = "changeit";
+
     private static final char[] PASSWORD = PASSWORD_TEXT.toCharArray();
 
     public final SSLContext server;
@@ -36,12 +37,31 @@ public final class TestTls {
         Path dir = Files.createTempDirectory("cosched-tls");
         Path store = dir.resolve("localhost.p12");
         Process keytool = new ProcessBuilder(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
-                "-genkeypair", "-alias", "localhost", "-keyalg", "EC", "-groupname", "secp256r1",
-                "-dname", "CN=localhost", "-ext", "SAN=dns:localhost,ip:127.0.0.1", "-validity", "2",
-                "-storetype", "PKCS12", "-keystore", store.toString(),
-                "-storepass", new String(PASSWORD), "-keypass", new String(PASSWORD)))
-                .redirectErrorStream(true).start();
+                        Path.of(System.getProperty("java.home"), "bin", "keytool")
+                                .toString(),
+                        "-genkeypair",
+                        "-alias",
+                        "localhost",
+                        "-keyalg",
+                        "EC",
+                        "-groupname",
+                        "secp256r1",
+                        "-dname",
+                        "CN=localhost",
+                        "-ext",
+                        "SAN=dns:localhost,ip:127.0.0.1",
+                        "-validity",
+                        "2",
+                        "-storetype",
+                        "PKCS12",
+                        "-keystore",
+                        store.toString(),
+                        "-storepass",
+                        new String(PASSWORD),
+                        "-keypass",
+                        new String(PASSWORD)))
+                .redirectErrorStream(true)
+                .start();
         String out = new String(keytool.getInputStream().readAllBytes());
         if (!keytool.waitFor(60, TimeUnit.SECONDS) || keytool.exitValue() != 0) {
             throw new IllegalStateException("keytool failed: " + out);

@@ -1,15 +1,14 @@
 package io.cosched.demo;
 
 import io.cosched.Coroutines;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
 import org.springframework.boot.http.client.ClientHttpRequestFactoryBuilder;
 import org.springframework.boot.http.client.HttpClientSettings;
 import org.springframework.stereotype.Service;
 import org.springframework.web.client.HttpServerErrorException;
 import org.springframework.web.client.ResourceAccessException;
 import org.springframework.web.client.RestClient;
-
-import java.net.SocketTimeoutException;
-import java.time.Duration;
 
 /**
  * The quote logic in blocking style: a blocking HTTP call with a per-call timeout, and a retry with
@@ -25,11 +24,16 @@ public class BlockingQuoteService {
     private final PricingClient pricing;
     private final DemoProperties.Quote settings;
 
-    public BlockingQuoteService(RestClient.Builder builder, ClientHttpRequestFactoryBuilder<?> requests,
-            HttpClientSettings defaults, PricingClient pricing, DemoProperties properties) {
+    public BlockingQuoteService(
+            RestClient.Builder builder,
+            ClientHttpRequestFactoryBuilder<?> requests,
+            HttpClientSettings defaults,
+            PricingClient pricing,
+            DemoProperties properties) {
         this.settings = properties.getQuote();
         Duration timeout = settings.getTimeout();
-        this.http = builder.requestFactory(requests.build(defaults.withTimeouts(timeout, timeout))).build();
+        this.http = builder.requestFactory(requests.build(defaults.withTimeouts(timeout, timeout)))
+                .build();
         this.pricing = pricing;
     }
 
@@ -39,11 +43,18 @@ public class BlockingQuoteService {
         for (int attempt = 1; attempt <= settings.getAttempts(); attempt++) {
             try {
                 Price price = http.get().uri(pricing.priceUrl(), sku).retrieve().body(Price.class);
-                return new Quote(sku, price.cents(), attempt, "blocking", Thread.currentThread().toString());
+                return new Quote(
+                        sku,
+                        price.cents(),
+                        attempt,
+                        "blocking",
+                        Thread.currentThread().toString());
             } catch (ResourceAccessException | HttpServerErrorException e) {
                 last = e;
                 if (attempt < settings.getAttempts()) {
-                    Coroutines.sleep(backoff); // parks the coroutine on the loop's timer wheel (Thread.sleep: a JDK timer thread)
+                    Coroutines.sleep(
+                            backoff); // parks the coroutine on the loop's timer wheel (Thread.sleep: a JDK timer
+                    // thread)
                     backoff = backoff.multipliedBy(2);
                 }
             }
@@ -53,6 +64,5 @@ public class BlockingQuoteService {
     }
 
     /** The pricing service's answer. */
-    public record Price(String sku, long cents) {
-    }
+    public record Price(String sku, long cents) {}
 }

@@ -1,14 +1,5 @@
 package io.cosched.demo;
 
-import org.springframework.core.env.Environment;
-import org.springframework.http.HttpStatus;
-import org.springframework.http.ResponseEntity;
-import org.springframework.web.bind.annotation.GetMapping;
-import org.springframework.web.bind.annotation.PostMapping;
-import org.springframework.web.bind.annotation.RequestMapping;
-import org.springframework.web.bind.annotation.RequestParam;
-import org.springframework.web.bind.annotation.RestController;
-
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -17,6 +8,14 @@ import java.time.Duration;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.springframework.core.env.Environment;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
 
 /**
  * Fires a load burst at this app, for the dashboard: {@code requests} HTTP calls to {@code path},
@@ -28,7 +27,8 @@ import java.util.concurrent.atomic.AtomicReference;
 public class BurstController {
 
     private final Environment environment;
-    private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient client =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final AtomicReference<Burst> current = new AtomicReference<>();
 
     public BurstController(Environment environment) {
@@ -36,8 +36,10 @@ public class BurstController {
     }
 
     @PostMapping
-    public ResponseEntity<Burst> start(@RequestParam(defaultValue = "2000") int requests,
-            @RequestParam(defaultValue = "200") int concurrency, @RequestParam(defaultValue = "/api/quote/demo-sku") String path) {
+    public ResponseEntity<Burst> start(
+            @RequestParam(defaultValue = "2000") int requests,
+            @RequestParam(defaultValue = "200") int concurrency,
+            @RequestParam(defaultValue = "/api/quote/demo-sku") String path) {
         Checks.between("requests", requests, 1, 100_000);
         Checks.between("concurrency", concurrency, 1, 1_000);
         if (!path.startsWith("/api/") || path.startsWith("/api/burst")) {
@@ -83,8 +85,11 @@ public class BurstController {
                     slots.acquire();
                     Thread.ofVirtual().start(() -> {
                         try {
-                            HttpResponse<Void> r = client.send(HttpRequest.newBuilder(target)
-                                    .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.discarding());
+                            HttpResponse<Void> r = client.send(
+                                    HttpRequest.newBuilder(target)
+                                            .timeout(Duration.ofSeconds(30))
+                                            .build(),
+                                    HttpResponse.BodyHandlers.discarding());
                             (r.statusCode() < 400 ? ok : failed).incrementAndGet();
                         } catch (Exception e) {
                             failed.incrementAndGet();

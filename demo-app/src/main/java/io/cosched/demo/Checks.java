@@ -5,8 +5,7 @@ import java.time.Duration;
 /** Argument checks whose messages name the argument, its value and the rule. */
 final class Checks {
 
-    private Checks() {
-    }
+    private Checks() {}
 
     static Duration positive(String name, Duration d) {
         if (d == null || d.isNegative() || d.isZero()) {

@@ -1,10 +1,9 @@
 package io.cosched.demo;
 
+import java.time.Clock;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-
-import java.time.Clock;
 
 /** The clock orders and the expiry job read; tests replace it. */
 @Configuration(proxyBeanMethods = false)

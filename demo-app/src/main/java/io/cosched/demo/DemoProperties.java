@@ -1,9 +1,8 @@
 package io.cosched.demo;
 
+import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
-
-import java.time.Duration;
 
 /** The demo's {@code demo.*} settings; each value is checked when it is bound. */
 @ConfigurationProperties("demo")

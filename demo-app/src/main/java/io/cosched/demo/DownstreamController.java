@@ -1,5 +1,8 @@
 package io.cosched.demo;
 
+import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -9,10 +12,6 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
-
-import java.time.Duration;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A stand-in for a slow, flaky pricing service, so that the demo is self-contained. Reactive, so
@@ -62,6 +61,5 @@ public class DownstreamController {
     }
 
     /** The stub's settings. */
-    public record Settings(long delayMs, double failureRate, int failNext) {
-    }
+    public record Settings(long delayMs, double failureRate, int failNext) {}
 }

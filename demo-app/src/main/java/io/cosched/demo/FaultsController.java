@@ -2,13 +2,12 @@ package io.cosched.demo;
 
 import io.cosched.Coroutines;
 import io.cosched.spring.web.RunAsCoroutine;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
-
-import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Misbehaving handlers, to see what the stall watchdog does about them (docs/operations.md, "What
@@ -60,10 +59,8 @@ public class FaultsController {
     }
 
     /** Where it spun, and for how long. */
-    public record Spin(String loop, long spunMs) {
-    }
+    public record Spin(String loop, long spunMs) {}
 
     /** Where it fell asleep, where it woke, and how late. */
-    public record Nap(String slept, String woke, long lateMs) {
-    }
+    public record Nap(String slept, String woke, long lateMs) {}
 }

@@ -1,6 +1,9 @@
 package io.cosched.demo;
 
 import io.cosched.spring.web.RunAsCoroutine;
+import java.net.URI;
+import java.time.Clock;
+import java.util.List;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -9,10 +12,6 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
-
-import java.net.URI;
-import java.time.Clock;
-import java.util.List;
 
 /**
  * The orders API in blocking style: every method calls JDBC directly, and {@code @RunAsCoroutine}

@@ -2,15 +2,14 @@ package io.cosched.demo;
 
 import io.cosched.IOManager;
 import io.cosched.Timer;
+import java.time.Clock;
+import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.event.ContextClosedEvent;
 import org.springframework.context.event.EventListener;
 import org.springframework.stereotype.Component;
-
-import java.time.Clock;
-import java.time.Duration;
 
 /**
  * A background job on the IOManager's {@link io.cosched.TimerManager}: a recurring timer that,
@@ -41,8 +40,10 @@ public class OrderExpiryJob {
     @EventListener(ApplicationReadyEvent.class)
     public void arm() {
         timer = io.timers().addRecurringTimer(period, () -> io.spawn(this::expireNow));
-        LOG.info("order expiry armed: every {} on the IOManager's timers, expiring pending orders older than {}",
-                period, maxAge);
+        LOG.info(
+                "order expiry armed: every {} on the IOManager's timers, expiring pending orders older than {}",
+                period,
+                maxAge);
     }
 
     @EventListener(ContextClosedEvent.class)

@@ -1,12 +1,11 @@
 package io.cosched.demo;
 
-import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.stereotype.Repository;
-
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Repository;
 
 /** Orders in a SQL database (H2 by default, PostgreSQL with the {@code postgres} profile), plain JDBC. */
 @Repository
@@ -28,12 +27,15 @@ public class OrderRepository {
     }
 
     public Optional<Order> findById(long id) {
-        return jdbc.sql("SELECT " + COLUMNS + " FROM orders WHERE id = :id").param("id", id)
-                .query(OrderRepository::map).optional();
+        return jdbc.sql("SELECT " + COLUMNS + " FROM orders WHERE id = :id")
+                .param("id", id)
+                .query(OrderRepository::map)
+                .optional();
     }
 
     public Order create(String customer, String item, int quantity, Instant now) {
-        org.springframework.jdbc.support.GeneratedKeyHolder keys = new org.springframework.jdbc.support.GeneratedKeyHolder();
+        org.springframework.jdbc.support.GeneratedKeyHolder keys =
+                new org.springframework.jdbc.support.GeneratedKeyHolder();
         jdbc.sql("INSERT INTO orders (customer, item, quantity, status, created_at) "
                         + "VALUES (:customer, :item, :quantity, 'PENDING', :createdAt)")
                 .param("customer", customer)
@@ -53,7 +55,12 @@ public class OrderRepository {
     }
 
     private static Order map(java.sql.ResultSet rs, int row) throws java.sql.SQLException {
-        return new Order(rs.getLong("id"), rs.getString("customer"), rs.getString("item"), rs.getInt("quantity"),
-                rs.getString("status"), rs.getTimestamp("created_at").toInstant());
+        return new Order(
+                rs.getLong("id"),
+                rs.getString("customer"),
+                rs.getString("item"),
+                rs.getInt("quantity"),
+                rs.getString("status"),
+                rs.getTimestamp("created_at").toInstant());
     }
 }

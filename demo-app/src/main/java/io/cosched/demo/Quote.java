@@ -7,5 +7,4 @@ package io.cosched.demo;
  * @param style    {@code blocking} (a coroutine handler) or {@code reactive} (a Mono pipeline)
  * @param servedBy the thread that finished the handler: for a coroutine, {@code VirtualThread[#n]/runnable@cosched-io-k}
  */
-public record Quote(String sku, long priceCents, int attempts, String style, String servedBy) {
-}
+public record Quote(String sku, long priceCents, int attempts, String style, String servedBy) {}

@@ -35,7 +35,7 @@ public class QuoteController {
     /** 504 when the pricing service did not answer in time, 502 when it failed. */
     @ExceptionHandler(QuoteUnavailableException.class)
     ProblemDetail unavailable(QuoteUnavailableException e) {
-        return ProblemDetail.forStatusAndDetail(e.timedOut() ? HttpStatus.GATEWAY_TIMEOUT : HttpStatus.BAD_GATEWAY,
-                e.getMessage());
+        return ProblemDetail.forStatusAndDetail(
+                e.timedOut() ? HttpStatus.GATEWAY_TIMEOUT : HttpStatus.BAD_GATEWAY, e.getMessage());
     }
 }

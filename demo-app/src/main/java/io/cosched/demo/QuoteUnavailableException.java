@@ -6,9 +6,11 @@ public class QuoteUnavailableException extends RuntimeException {
     private final boolean timedOut;
 
     public QuoteUnavailableException(String sku, int attempts, boolean timedOut, Throwable last) {
-        super("no price for '" + sku + "' after " + attempts + " attempt" + (attempts == 1 ? "" : "s") + ": "
-                + (timedOut ? "the pricing service did not answer in time" : "the pricing service failed")
-                + " (" + last.getMessage() + ")", last);
+        super(
+                "no price for '" + sku + "' after " + attempts + " attempt" + (attempts == 1 ? "" : "s") + ": "
+                        + (timedOut ? "the pricing service did not answer in time" : "the pricing service failed")
+                        + " (" + last.getMessage() + ")",
+                last);
         this.timedOut = timedOut;
     }
 

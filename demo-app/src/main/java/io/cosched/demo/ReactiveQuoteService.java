@@ -1,13 +1,12 @@
 package io.cosched.demo;
 
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.stereotype.Service;
 import org.springframework.web.reactive.function.client.WebClient;
 import org.springframework.web.reactive.function.client.WebClientResponseException;
 import reactor.core.publisher.Mono;
 import reactor.util.retry.Retry;
-
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /** The same quote logic as {@link BlockingQuoteService}, written reactively for comparison. */
 @Service
@@ -32,20 +31,30 @@ public class ReactiveQuoteService {
         AtomicInteger attempts = new AtomicInteger();
         return Mono.defer(() -> {
                     attempts.incrementAndGet();
-                    return http.get().uri(pricing.priceUrl(), sku).retrieve()
+                    return http.get()
+                            .uri(pricing.priceUrl(), sku)
+                            .retrieve()
                             .bodyToMono(BlockingQuoteService.Price.class)
                             .timeout(settings.getTimeout());
                 })
-                .retryWhen(Retry.backoff(settings.getAttempts() - 1, settings.getBackoff()).jitter(0)
+                .retryWhen(Retry.backoff(settings.getAttempts() - 1, settings.getBackoff())
+                        .jitter(0)
                         .filter(ReactiveQuoteService::retryable)
                         .onRetryExhaustedThrow((spec, signal) -> signal.failure()))
-                .map(price -> new Quote(sku, price.cents(), attempts.get(), "reactive", Thread.currentThread().toString()))
-                .onErrorMap(ReactiveQuoteService::retryable, e -> new QuoteUnavailableException(sku, attempts.get(),
-                        e instanceof TimeoutException, e));
+                .map(price -> new Quote(
+                        sku,
+                        price.cents(),
+                        attempts.get(),
+                        "reactive",
+                        Thread.currentThread().toString()))
+                .onErrorMap(
+                        ReactiveQuoteService::retryable,
+                        e -> new QuoteUnavailableException(sku, attempts.get(), e instanceof TimeoutException, e));
     }
 
     private static boolean retryable(Throwable e) {
         return e instanceof TimeoutException
-                || e instanceof WebClientResponseException r && r.getStatusCode().is5xxServerError();
+                || e instanceof WebClientResponseException r
+                        && r.getStatusCode().is5xxServerError();
     }
 }

@@ -1,5 +1,13 @@
 package io.cosched.demo;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
@@ -16,15 +24,6 @@ import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
-
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The live dashboard in a real (headless) Chromium: it polls the actuator, draws the schedulers'
@@ -48,9 +47,11 @@ class DashboardBrowserTest {
     void startBrowser() throws IOException {
         Path chromedriver = Path.of(env("COSCHED_CHROMEDRIVER", "/usr/bin/chromedriver"));
         Path chrome = Path.of(env("COSCHED_CHROME_BINARY", "/usr/bin/chromium"));
-        Assumptions.assumeTrue(Files.isRegularFile(chromedriver) && Files.isExecutable(chromedriver),
+        Assumptions.assumeTrue(
+                Files.isRegularFile(chromedriver) && Files.isExecutable(chromedriver),
                 "no chromedriver at " + chromedriver + " (set COSCHED_CHROMEDRIVER to use another)" + INSTALL_HINT);
-        Assumptions.assumeTrue(Files.isRegularFile(chrome) && Files.isExecutable(chrome),
+        Assumptions.assumeTrue(
+                Files.isRegularFile(chrome) && Files.isExecutable(chrome),
                 "no Chromium at " + chrome + " (set COSCHED_CHROME_BINARY to use another)" + INSTALL_HINT);
 
         // An explicit driver executable and browser binary: Selenium Manager has nothing to download.
@@ -60,8 +61,13 @@ class DashboardBrowserTest {
                 .build();
         ChromeOptions options = new ChromeOptions();
         options.setBinary(chrome.toFile());
-        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-dev-shm-usage", "--window-size=1280,1000");
+        options.addArguments(
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-dev-shm-usage",
+                "--window-size=1280,1000");
         try {
             driver = new ChromeDriver(service, options);
         } catch (RuntimeException e) {
@@ -91,14 +97,19 @@ class DashboardBrowserTest {
         JavascriptExecutor js = (JavascriptExecutor) driver;
         driver.get("http://127.0.0.1:" + port + "/");
 
-        waitUpTo(30, "the dashboard to receive 3 samples from /actuator/cosched").until(d -> number(js.executeScript(
-                "return window.coschedDashboard ? window.coschedDashboard.samples : 0")) >= 3);
+        waitUpTo(30, "the dashboard to receive 3 samples from /actuator/cosched")
+                .until(d ->
+                        number(js.executeScript("return window.coschedDashboard ? window.coschedDashboard.samples : 0"))
+                                >= 3);
         assertThat(driver.findElement(By.id("error-banner")).isDisplayed())
-                .as("error banner after successful polls").isFalse();
+                .as("error banner after successful polls")
+                .isFalse();
 
         driver.findElement(By.id("burst")).click();
 
-        waitUpTo(90, "the dashboard to see load on cosched-io (coroutines and waiting > 0) and a canvas with data points")
+        waitUpTo(
+                        90,
+                        "the dashboard to see load on cosched-io (coroutines and waiting > 0) and a canvas with data points")
                 .until(d -> Boolean.TRUE.equals(js.executeScript("""
                         const dash = window.coschedDashboard;
                         const seen = dash && dash.maxSeen['cosched-io'];
@@ -114,7 +125,8 @@ class DashboardBrowserTest {
         Files.createDirectories(screenshot.getParent());
         Files.write(screenshot, ((TakesScreenshot) driver).getScreenshotAs(OutputType.BYTES));
         assertThat(screenshot).exists();
-        assertThat(Files.size(screenshot)).as("screenshot size of " + screenshot.toAbsolutePath())
+        assertThat(Files.size(screenshot))
+                .as("screenshot size of " + screenshot.toAbsolutePath())
                 .isGreaterThan(10 * 1024);
     }
 

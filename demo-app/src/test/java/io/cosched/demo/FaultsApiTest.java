@@ -1,15 +1,16 @@
 package io.cosched.demo;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import tools.jackson.databind.JsonNode;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 /** The misbehaving handlers the watchdog docs and the fault suite use. */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@SpringBootTest(
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {"demo.quote.timeout=300ms", "demo.quote.backoff=10ms"}) // QuoteApiTest's context, shared
 @Timeout(60)
 class FaultsApiTest {
@@ -31,7 +32,9 @@ class FaultsApiTest {
     @Test
     void napSleepsOnItsLoopAndSaysWhereItWokeAndHowLate() throws Exception {
         JsonNode nap = Api.json(new Api(port).get("/api/faults/nap?ms=20"));
-        assertThat(nap.get("woke").asString()).isEqualTo(nap.get("slept").asString()).startsWith("cosched-io-");
+        assertThat(nap.get("woke").asString())
+                .isEqualTo(nap.get("slept").asString())
+                .startsWith("cosched-io-");
         assertThat(nap.get("lateMs").asLong()).isBetween(0L, 10_000L);
     }
 }

@@ -1,18 +1,17 @@
 package io.cosched.demo;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.cosched.IOManager;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import tools.jackson.databind.JsonNode;
-
-import java.net.http.HttpResponse;
-import java.time.Duration;
-import java.time.Instant;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The orders API against a real database, over HTTP, with the handlers running as coroutines. Each
@@ -46,13 +45,15 @@ abstract class OrdersContract {
         assertThat(r.statusCode()).isEqualTo(200);
         JsonNode orders = Api.json(r);
         assertThat(orders.size()).isGreaterThanOrEqualTo(5);
-        assertThat(orders.get(0).get("id").asLong()).isGreaterThan(orders.get(1).get("id").asLong());
+        assertThat(orders.get(0).get("id").asLong())
+                .isGreaterThan(orders.get(1).get("id").asLong());
         assertThat(orders.toString()).contains("\"customer\":\"ada\"", "\"item\":\"keyboard\"");
     }
 
     @Test
     void createsAnOrderAndReadsItBack() throws Exception {
-        HttpResponse<String> created = api.post("/api/orders", "{\"customer\":\"hopper\",\"item\":\"compiler\",\"quantity\":2}");
+        HttpResponse<String> created =
+                api.post("/api/orders", "{\"customer\":\"hopper\",\"item\":\"compiler\",\"quantity\":2}");
         assertThat(created.statusCode()).isEqualTo(201);
         JsonNode order = Api.json(created);
         long id = order.get("id").asLong();
@@ -80,8 +81,14 @@ abstract class OrdersContract {
         Order stale = repository.create("turing", "tape", 1, Instant.now().minus(Duration.ofHours(1)));
         Order fresh = repository.create("lovelace", "engine", 1, Instant.now());
         assertThat(expiry.expireNow()).isGreaterThanOrEqualTo(1);
-        assertThat(repository.findById(stale.id())).get().extracting(Order::status).isEqualTo("EXPIRED");
-        assertThat(repository.findById(fresh.id())).get().extracting(Order::status).isEqualTo("PENDING");
+        assertThat(repository.findById(stale.id()))
+                .get()
+                .extracting(Order::status)
+                .isEqualTo("EXPIRED");
+        assertThat(repository.findById(fresh.id()))
+                .get()
+                .extracting(Order::status)
+                .isEqualTo("PENDING");
         assertThat(io.timers().pending()).as("the recurring expiry timer").isGreaterThanOrEqualTo(1);
     }
 

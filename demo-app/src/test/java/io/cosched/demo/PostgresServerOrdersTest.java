@@ -1,6 +1,9 @@
 package io.cosched.demo;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.cosched.jdbc.LoopBoundDataSource;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -8,10 +11,6 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.test.context.ActiveProfiles;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
-
-import javax.sql.DataSource;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The orders API on a real PostgreSQL server, found through {@code COSCHED_TEST_POSTGRES_URL}
@@ -21,7 +20,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @ActiveProfiles("postgres")
-@EnabledIfEnvironmentVariable(named = "COSCHED_TEST_POSTGRES_URL", matches = ".+",
+@EnabledIfEnvironmentVariable(
+        named = "COSCHED_TEST_POSTGRES_URL",
+        matches = ".+",
         disabledReason = "no PostgreSQL server: set COSCHED_TEST_POSTGRES_URL (bash .ci/run starts one)")
 class PostgresServerOrdersTest extends OrdersContract {
 
@@ -31,7 +32,8 @@ class PostgresServerOrdersTest extends OrdersContract {
     @Test
     void theOrdersQueriesRunOnConnectionsOfTheHandlersOwnLoops() throws Exception {
         assertThat(dataSource).isInstanceOf(LoopBoundDataSource.class);
-        assertThat(((LoopBoundDataSource) dataSource).pools()).hasSize(io.stats().threads());
+        assertThat(((LoopBoundDataSource) dataSource).pools())
+                .hasSize(io.stats().threads());
         for (int i = 0; i < 5; i++) {
             api.get("/api/orders"); // the pools start and open their connections
         }

@@ -1,23 +1,23 @@
 package io.cosched.demo;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cosched.IOManager;
+import java.net.http.HttpResponse;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import io.cosched.IOManager;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import tools.jackson.databind.JsonNode;
 
-import java.net.http.HttpResponse;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-
-import static org.assertj.core.api.Assertions.assertThat;
-
 /** The quote endpoints (blocking and reactive), the retry and timeout paths, the burst, and actuator. */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@SpringBootTest(
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {"demo.quote.timeout=300ms", "demo.quote.backoff=10ms"})
 @Timeout(120)
 class QuoteApiTest {
@@ -41,7 +41,8 @@ class QuoteApiTest {
     }
 
     private void stub(long delayMs, int failNext) throws Exception {
-        HttpResponse<String> r = api.post("/downstream/settings",
+        HttpResponse<String> r = api.post(
+                "/downstream/settings",
                 "{\"delayMs\":" + delayMs + ",\"failureRate\":0.0,\"failNext\":" + failNext + "}");
         assertThat(r.statusCode()).isEqualTo(200);
     }
@@ -61,7 +62,8 @@ class QuoteApiTest {
         long remote = io.stats().remoteWakeups();
         long local = io.stats().localWakeups();
         for (int i = 0; i < 10; i++) {
-            assertThat(Api.json(api.get("/api/quote/sku-" + i)).get("attempts").asInt()).isEqualTo(1);
+            assertThat(Api.json(api.get("/api/quote/sku-" + i)).get("attempts").asInt())
+                    .isEqualTo(1);
         }
         assertThat(io.stats().localWakeups() - local).isGreaterThanOrEqualTo(10);
         assertThat(io.stats().remoteWakeups() - remote).isZero();
@@ -72,7 +74,8 @@ class QuoteApiTest {
         JsonNode blocking = Api.json(api.get("/api/quote/sku-2"));
         JsonNode reactive = Api.json(api.get("/api/reactive/quote/sku-2"));
         assertThat(reactive.get("style").asString()).isEqualTo("reactive");
-        assertThat(reactive.get("priceCents").asLong()).isEqualTo(blocking.get("priceCents").asLong());
+        assertThat(reactive.get("priceCents").asLong())
+                .isEqualTo(blocking.get("priceCents").asLong());
         assertThat(reactive.get("servedBy").asString()).contains("cosched-io-");
     }
 
@@ -82,7 +85,10 @@ class QuoteApiTest {
         JsonNode q = Api.json(api.get("/api/quote/sku-3"));
         assertThat(q.get("attempts").asInt()).isEqualTo(3);
         stub(5, 2);
-        assertThat(Api.json(api.get("/api/reactive/quote/sku-3")).get("attempts").asInt()).isEqualTo(3);
+        assertThat(Api.json(api.get("/api/reactive/quote/sku-3"))
+                        .get("attempts")
+                        .asInt())
+                .isEqualTo(3);
     }
 
     @Test
@@ -90,7 +96,8 @@ class QuoteApiTest {
         stub(5, 3);
         HttpResponse<String> r = api.get("/api/quote/sku-4");
         assertThat(r.statusCode()).isEqualTo(502);
-        assertThat(Api.json(r).get("detail").asString()).startsWith("no price for 'sku-4' after 3 attempts: the pricing service failed");
+        assertThat(Api.json(r).get("detail").asString())
+                .startsWith("no price for 'sku-4' after 3 attempts: the pricing service failed");
     }
 
     @Test
@@ -123,9 +130,12 @@ class QuoteApiTest {
     @Test
     void actuatorShowsTheSchedulersAndTheirMeters() throws Exception {
         JsonNode cosched = Api.json(api.get("/actuator/cosched"));
-        assertThat(cosched.get("schedulers").get("cosched-io").get("mode").asString()).isEqualTo("carrier");
-        assertThat(api.get("/actuator/prometheus").body()).contains("cosched_scheduler_queue_depth{scheduler=\"cosched-io\"}");
-        assertThat(Api.json(api.get("/actuator/health")).get("status").asString()).isEqualTo("UP");
+        assertThat(cosched.get("schedulers").get("cosched-io").get("mode").asString())
+                .isEqualTo("carrier");
+        assertThat(api.get("/actuator/prometheus").body())
+                .contains("cosched_scheduler_queue_depth{scheduler=\"cosched-io\"}");
+        assertThat(Api.json(api.get("/actuator/health")).get("status").asString())
+                .isEqualTo("UP");
         assertThat(api.get("/").body()).contains("cosched");
     }
 }

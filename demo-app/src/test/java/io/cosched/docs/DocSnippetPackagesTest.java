@@ -1,6 +1,6 @@
 package io.cosched.docs;
 
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -15,8 +15,7 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 /**
  * A reader can tell where every cosched type in a page's Java blocks comes from: the page names its
@@ -27,8 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class DocSnippetPackagesTest {
 
     private static final Pattern BLOCK = Pattern.compile("```java\\n(.*?)```", Pattern.DOTALL);
-    private static final Pattern PUBLIC_TYPE = Pattern.compile(
-            "^public [\\w ]*?(?:class|interface|record|enum|@interface) (\\w+)", Pattern.MULTILINE);
+    private static final Pattern PUBLIC_TYPE =
+            Pattern.compile("^public [\\w ]*?(?:class|interface|record|enum|@interface) (\\w+)", Pattern.MULTILINE);
     private static final Pattern FOREIGN_IMPORT = Pattern.compile("import (?!io\\.cosched)[\\w.]+\\.([A-Z]\\w*);");
     private static final Pattern IDENTIFIER = Pattern.compile("\\b([A-Z]\\w+)\\b");
 
@@ -53,7 +52,9 @@ class DocSnippetPackagesTest {
                 while (id.find()) {
                     String type = id.group(1);
                     String pkg = packages.get(type);
-                    if (pkg != null && !foreign.contains(type) && !text.contains(pkg + "." + type)
+                    if (pkg != null
+                            && !foreign.contains(type)
+                            && !text.contains(pkg + "." + type)
                             && !text.contains("`" + pkg + "`")) {
                         unnamed.computeIfAbsent(root.relativize(page).toString(), k -> new TreeSet<>())
                                 .add(type + " (" + pkg + ")");
@@ -61,8 +62,10 @@ class DocSnippetPackagesTest {
                 }
             }
         }
-        assertThat(unnamed).as("pages whose Java blocks use cosched types without naming their package "
-                + "(write `io.cosched.X` once, or the package in backticks)").isEmpty();
+        assertThat(unnamed)
+                .as("pages whose Java blocks use cosched types without naming their package "
+                        + "(write `io.cosched.X` once, or the package in backticks)")
+                .isEmpty();
     }
 
     /** Public types of cosched's published modules, outside io.cosched.internal. */
@@ -72,7 +75,8 @@ class DocSnippetPackagesTest {
             try (Stream<Path> files = Files.walk(Path.of("..", module, "src", "main", "java"))) {
                 for (Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
                     String source = Files.readString(f);
-                    Matcher pkg = Pattern.compile("^package ([\\w.]+);", Pattern.MULTILINE).matcher(source);
+                    Matcher pkg = Pattern.compile("^package ([\\w.]+);", Pattern.MULTILINE)
+                            .matcher(source);
                     if (!pkg.find() || pkg.group(1).contains(".internal")) {
                         continue;
                     }

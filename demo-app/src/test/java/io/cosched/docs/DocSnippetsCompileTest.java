@@ -1,16 +1,7 @@
 package io.cosched.docs;
 
-import org.junit.jupiter.api.DynamicTest;
-import org.junit.jupiter.api.TestFactory;
-import org.junit.jupiter.api.Timeout;
+import static org.junit.jupiter.api.Assertions.fail;
 
-import javax.tools.Diagnostic;
-import javax.tools.DiagnosticCollector;
-import javax.tools.JavaCompiler;
-import javax.tools.JavaFileObject;
-import javax.tools.SimpleJavaFileObject;
-import javax.tools.StandardJavaFileManager;
-import javax.tools.ToolProvider;
 import java.io.File;
 import java.io.IOException;
 import java.net.URI;
@@ -21,8 +12,16 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.fail;
+import javax.tools.Diagnostic;
+import javax.tools.DiagnosticCollector;
+import javax.tools.JavaCompiler;
+import javax.tools.JavaFileObject;
+import javax.tools.SimpleJavaFileObject;
+import javax.tools.StandardJavaFileManager;
+import javax.tools.ToolProvider;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Every {@code ```java} block in README.md and docs/*.md compiles against the demo's classpath
@@ -34,9 +33,11 @@ import static org.junit.jupiter.api.Assertions.fail;
 @Timeout(120)
 class DocSnippetsCompileTest {
 
-    private static final Pattern BLOCK = Pattern.compile("(?:<!-- context: (.*?) -->\\s*\\n)?```java\\n(.*?)```", Pattern.DOTALL);
+    private static final Pattern BLOCK =
+            Pattern.compile("(?:<!-- context: (.*?) -->\\s*\\n)?```java\\n(.*?)```", Pattern.DOTALL);
 
-    private static final String IMPORTS = String.join("\n",
+    private static final String IMPORTS = String.join(
+            "\n",
             "import io.cosched.*;",
             "import io.cosched.spring.web.*;",
             "import io.cosched.spring.boot.autoconfigure.*;",
@@ -95,9 +96,9 @@ class DocSnippetsCompileTest {
 
     private static void compiles(String name, String context, String code) {
         String[] variants = {
-                IMPORTS + code + "\n" + context + "\n",
-                IMPORTS + "class Snippet {\n" + context + "\n" + code + "\n}\n",
-                IMPORTS + "class Snippet {\n" + context + "\nvoid snippet() throws Exception {\n" + code + "\n}\n}\n",
+            IMPORTS + code + "\n" + context + "\n",
+            IMPORTS + "class Snippet {\n" + context + "\n" + code + "\n}\n",
+            IMPORTS + "class Snippet {\n" + context + "\nvoid snippet() throws Exception {\n" + code + "\n}\n}\n",
         };
         StringBuilder errors = new StringBuilder();
         for (String source : variants) {
@@ -105,7 +106,11 @@ class DocSnippetsCompileTest {
             if (e == null) {
                 return;
             }
-            errors.append("---- as:\n").append(source).append("\n---- errors:\n").append(e).append('\n');
+            errors.append("---- as:\n")
+                    .append(source)
+                    .append("\n---- errors:\n")
+                    .append(e)
+                    .append('\n');
         }
         fail(name + ": the java block does not compile as a file, as members or as statements\n" + errors);
     }
@@ -118,15 +123,28 @@ class DocSnippetsCompileTest {
         try (StandardJavaFileManager files = javac.getStandardFileManager(diagnostics, null, null)) {
             Path out = Files.createTempDirectory("snippet");
             String publicType = firstPublicType(source);
-            JavaFileObject unit = new SimpleJavaFileObject(URI.create("string:///" + publicType + ".java"),
-                    JavaFileObject.Kind.SOURCE) {
-                @Override
-                public CharSequence getCharContent(boolean ignoreEncodingErrors) {
-                    return source;
-                }
-            };
-            boolean ok = javac.getTask(null, files, diagnostics, List.of("-proc:none", "-parameters", "-d", out.toString(),
-                    "-cp", classpath + File.pathSeparator + out), null, List.of(unit)).call();
+            JavaFileObject unit =
+                    new SimpleJavaFileObject(
+                            URI.create("string:///" + publicType + ".java"), JavaFileObject.Kind.SOURCE) {
+                        @Override
+                        public CharSequence getCharContent(boolean ignoreEncodingErrors) {
+                            return source;
+                        }
+                    };
+            boolean ok = javac.getTask(
+                            null,
+                            files,
+                            diagnostics,
+                            List.of(
+                                    "-proc:none",
+                                    "-parameters",
+                                    "-d",
+                                    out.toString(),
+                                    "-cp",
+                                    classpath + File.pathSeparator + out),
+                            null,
+                            List.of(unit))
+                    .call();
             if (ok) {
                 return null;
             }
@@ -136,7 +154,11 @@ class DocSnippetsCompileTest {
         StringBuilder sb = new StringBuilder();
         for (Diagnostic<? extends JavaFileObject> d : diagnostics.getDiagnostics()) {
             if (d.getKind() == Diagnostic.Kind.ERROR) {
-                sb.append("line ").append(d.getLineNumber()).append(": ").append(d.getMessage(null)).append('\n');
+                sb.append("line ")
+                        .append(d.getLineNumber())
+                        .append(": ")
+                        .append(d.getMessage(null))
+                        .append('\n');
             }
         }
         return sb.toString();

@@ -5,26 +5,25 @@ package io.cosched.readme;
 
 import io.cosched.Coroutines;
 import io.cosched.spring.web.RunAsCoroutine;
+import java.time.Duration;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.client.RestClient;
 
-import java.time.Duration;
-
 @RestController
 class QuoteController {
     private final RestClient pricing;
 
-    QuoteController(RestClient.Builder http) {             // Spring Boot's builder: calls go out on the loop
+    QuoteController(RestClient.Builder http) { // Spring Boot's builder: calls go out on the loop
         this.pricing = http.baseUrl("http://127.0.0.1:9090").build();
     }
 
-    @RunAsCoroutine                                        // run this handler as a coroutine
+    @RunAsCoroutine // run this handler as a coroutine
     @GetMapping("/quote/{sku}")
     String quote(@PathVariable String sku) throws InterruptedException {
         String price = pricing.get().uri("/price/{sku}", sku).retrieve().body(String.class); // parks
-        Coroutines.sleep(Duration.ofMillis(20));           // parks on the loop's timer, frees the loop
+        Coroutines.sleep(Duration.ofMillis(20)); // parks on the loop's timer, frees the loop
         return sku + "=" + price + " on " + Thread.currentThread(); // ...runnable@cosched-io-1
     }
 }

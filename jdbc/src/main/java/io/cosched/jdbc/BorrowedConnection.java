@@ -3,8 +3,6 @@ package io.cosched.jdbc;
 import io.cosched.Coroutines;
 import io.cosched.Shield;
 import io.cosched.Timer;
-import org.jspecify.annotations.Nullable;
-
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.sql.Array;
@@ -27,6 +25,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The connection a borrower gets from {@link LoopBoundDataSource}: HikariCP's, and what the borrow holds
@@ -62,8 +61,10 @@ final class BorrowedConnection implements Connection {
     private final LoopGate gate;
     private final StatementCanceller canceller;
     private final Shield shield;
+
     @SuppressWarnings("unused") // through STATE
     private volatile int state;
+
     private volatile @Nullable Timer cancelTimer;
     private volatile @Nullable CompletableFuture<Void> cancelDone;
 
@@ -164,7 +165,7 @@ final class BorrowedConnection implements Connection {
         if (t != null) {
             t.cancel();
         }
-        for (;;) {
+        for (; ; ) {
             int s = state;
             if (s == RETURNED) {
                 return false;
@@ -299,7 +300,8 @@ final class BorrowedConnection implements Connection {
     }
 
     @Override
-    public PreparedStatement prepareStatement(String sql, int resultSetType, int resultSetConcurrency) throws SQLException {
+    public PreparedStatement prepareStatement(String sql, int resultSetType, int resultSetConcurrency)
+            throws SQLException {
         return lent().prepareStatement(sql, resultSetType, resultSetConcurrency);
     }
 
@@ -349,17 +351,20 @@ final class BorrowedConnection implements Connection {
     }
 
     @Override
-    public Statement createStatement(int resultSetType, int resultSetConcurrency, int resultSetHoldability) throws SQLException {
+    public Statement createStatement(int resultSetType, int resultSetConcurrency, int resultSetHoldability)
+            throws SQLException {
         return lent().createStatement(resultSetType, resultSetConcurrency, resultSetHoldability);
     }
 
     @Override
-    public PreparedStatement prepareStatement(String sql, int resultSetType, int resultSetConcurrency, int resultSetHoldability) throws SQLException {
+    public PreparedStatement prepareStatement(
+            String sql, int resultSetType, int resultSetConcurrency, int resultSetHoldability) throws SQLException {
         return lent().prepareStatement(sql, resultSetType, resultSetConcurrency, resultSetHoldability);
     }
 
     @Override
-    public CallableStatement prepareCall(String sql, int resultSetType, int resultSetConcurrency, int resultSetHoldability) throws SQLException {
+    public CallableStatement prepareCall(
+            String sql, int resultSetType, int resultSetConcurrency, int resultSetHoldability) throws SQLException {
         return lent().prepareCall(sql, resultSetType, resultSetConcurrency, resultSetHoldability);
     }
 
@@ -464,7 +469,8 @@ final class BorrowedConnection implements Connection {
     }
 
     @Override
-    public boolean setShardingKeyIfValid(ShardingKey shardingKey, ShardingKey superShardingKey, int timeout) throws SQLException {
+    public boolean setShardingKeyIfValid(ShardingKey shardingKey, ShardingKey superShardingKey, int timeout)
+            throws SQLException {
         return lent().setShardingKeyIfValid(shardingKey, superShardingKey, timeout);
     }
 

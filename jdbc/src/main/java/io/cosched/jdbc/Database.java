@@ -5,13 +5,12 @@ import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.util.DriverDataSource;
 import io.cosched.IOManager;
 import io.cosched.net.LoopSocketFactory;
-import org.jspecify.annotations.Nullable;
-
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The databases whose JDBC drivers cosched puts on its loops, and for each how a pool's connections
@@ -26,8 +25,10 @@ enum Database {
     POSTGRESQL("jdbc:postgresql:", "org.postgresql.Driver") {
         @Override
         void bind(HikariDataSource pool, HikariConfig template, IOManager io, int loop) {
-            pool.setJdbcUrl(withParameters(template.getJdbcUrl(), "socketFactory=" + LoopSocketFactory.class.getName()
-                    + "&socketFactoryArg=" + encode(LoopSocketFactory.argument(io, loop))));
+            pool.setJdbcUrl(withParameters(
+                    template.getJdbcUrl(),
+                    "socketFactory=" + LoopSocketFactory.class.getName() + "&socketFactoryArg="
+                            + encode(LoopSocketFactory.argument(io, loop))));
         }
 
         @Override
@@ -43,8 +44,10 @@ enum Database {
     MARIADB("jdbc:mariadb:", "org.mariadb.jdbc.Driver") {
         @Override
         void bind(HikariDataSource pool, HikariConfig template, IOManager io, int loop) {
-            pool.setJdbcUrl(withParameters(template.getJdbcUrl(), "socketFactory=" + MariaDbLoopSockets.class.getName()
-                    + "&" + MariaDbLoopSockets.LOOP_OPTION + "=" + encode(LoopSocketFactory.argument(io, loop))));
+            pool.setJdbcUrl(withParameters(
+                    template.getJdbcUrl(),
+                    "socketFactory=" + MariaDbLoopSockets.class.getName() + "&" + MariaDbLoopSockets.LOOP_OPTION + "="
+                            + encode(LoopSocketFactory.argument(io, loop))));
         }
 
         @Override
@@ -63,8 +66,15 @@ enum Database {
         void bind(HikariDataSource pool, HikariConfig template, IOManager io, int loop) {
             String url = withParameters(template.getJdbcUrl(), "socketFactory=" + MySqlLoopSockets.class.getName());
             pool.setJdbcUrl(url);
-            pool.setDataSource(new MySqlLoopSockets.Connecting(new DriverDataSource(url, template.getDriverClassName(),
-                    template.getDataSourceProperties(), template.getUsername(), template.getPassword()), io, loop));
+            pool.setDataSource(new MySqlLoopSockets.Connecting(
+                    new DriverDataSource(
+                            url,
+                            template.getDriverClassName(),
+                            template.getDataSourceProperties(),
+                            template.getUsername(),
+                            template.getPassword()),
+                    io,
+                    loop));
         }
 
         @Override
@@ -105,7 +115,8 @@ enum Database {
     static @Nullable Database of(@Nullable String url, @Nullable String driverClassName) {
         if (driverClassName != null) {
             for (Database d : values()) {
-                if (d.driverClassName.equals(driverClassName) && url != null
+                if (d.driverClassName.equals(driverClassName)
+                        && url != null
                         && (url.startsWith(d.urlPrefix) || d == MARIADB && url.startsWith(MYSQL.urlPrefix))) {
                     return d;
                 }

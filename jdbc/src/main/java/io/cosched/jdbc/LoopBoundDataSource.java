@@ -9,8 +9,6 @@ import io.cosched.Arguments;
 import io.cosched.IOManager;
 import io.cosched.SchedulerStats;
 import io.cosched.net.LoopSocketFactory;
-import org.jspecify.annotations.Nullable;
-
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
@@ -18,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A HikariCP {@code DataSource} for PostgreSQL, MariaDB or MySQL whose connections live on an
@@ -83,9 +82,12 @@ public class LoopBoundDataSource extends HikariDataSource {
         }
         template.copyStateTo(this);
         this.io = io;
-        this.database = java.util.Objects.requireNonNull(Database.of(template.getJdbcUrl(), template.getDriverClassName()));
-        this.canceller = new StatementCanceller(io, Arguments.nonNegative("cancelStatementsAfter",
-                cancelStatementsAfter), c -> database.cancel(c, this));
+        this.database =
+                java.util.Objects.requireNonNull(Database.of(template.getJdbcUrl(), template.getDriverClassName()));
+        this.canceller = new StatementCanceller(
+                io,
+                Arguments.nonNegative("cancelStatementsAfter", cancelStatementsAfter),
+                c -> database.cancel(c, this));
         int loops = io.threads();
         int total = template.getMaximumPoolSize();
         String base = template.getPoolName() != null ? template.getPoolName() : "HikariPool";
@@ -109,8 +111,12 @@ public class LoopBoundDataSource extends HikariDataSource {
 
     private static String describe(HikariDataSource pool) {
         HikariPoolMXBean p = pool.getHikariPoolMXBean();
-        return pool.getPoolName() + " (" + (p == null ? "not started" : "total=" + p.getTotalConnections() + ", active="
-                + p.getActiveConnections() + ", idle=" + p.getIdleConnections()) + ")";
+        return pool.getPoolName() + " ("
+                + (p == null
+                        ? "not started"
+                        : "total=" + p.getTotalConnections() + ", active=" + p.getActiveConnections() + ", idle="
+                                + p.getIdleConnections())
+                + ")";
     }
 
     /**
@@ -126,8 +132,9 @@ public class LoopBoundDataSource extends HikariDataSource {
         }
         Database database = Database.of(url, config.getDriverClassName());
         if (database == null) {
-            return "its JDBC URL '" + url + "'" + (config.getDriverClassName() == null ? "" : " with driver "
-                    + config.getDriverClassName()) + " is none of PostgreSQL's (jdbc:postgresql:), MariaDB's "
+            return "its JDBC URL '" + url + "'"
+                    + (config.getDriverClassName() == null ? "" : " with driver " + config.getDriverClassName())
+                    + " is none of PostgreSQL's (jdbc:postgresql:), MariaDB's "
                     + "(jdbc:mariadb:) or MySQL's (jdbc:mysql:)";
         }
         if (!onClassPath(database.driverClassName())) {
@@ -219,14 +226,17 @@ public class LoopBoundDataSource extends HikariDataSource {
         try {
             Connection c;
             if (pool.getHikariPoolMXBean() instanceof HikariPool running) {
-                long left = timeout.toMillis() - Duration.ofNanos(System.nanoTime() - started).toMillis();
+                long left = timeout.toMillis()
+                        - Duration.ofNanos(System.nanoTime() - started).toMillis();
                 c = running.getConnection(Math.max(1, left)); // what the wait in line left of the timeout
             } else {
                 // only before the pool runs: IOManager.state() looks at every carrier, too much for every query
                 SchedulerStats.State state = io.state();
                 if (state != SchedulerStats.State.RUNNING) {
-                    throw new SQLException("IOManager '" + io.name() + "' is " + state + " (expected: RUNNING): the "
-                            + "connections of data source '" + name + "' live on its loops; start it before the first query",
+                    throw new SQLException(
+                            "IOManager '" + io.name() + "' is " + state + " (expected: RUNNING): the "
+                                    + "connections of data source '" + name
+                                    + "' live on its loops; start it before the first query",
                             "08001");
                 }
                 c = pool.getConnection(); // starts the pool
@@ -341,22 +351,30 @@ public class LoopBoundDataSource extends HikariDataSource {
 
         @Override
         public int getIdleConnections() {
-            return started().stream().mapToInt(HikariPoolMXBean::getIdleConnections).sum();
+            return started().stream()
+                    .mapToInt(HikariPoolMXBean::getIdleConnections)
+                    .sum();
         }
 
         @Override
         public int getActiveConnections() {
-            return started().stream().mapToInt(HikariPoolMXBean::getActiveConnections).sum();
+            return started().stream()
+                    .mapToInt(HikariPoolMXBean::getActiveConnections)
+                    .sum();
         }
 
         @Override
         public int getTotalConnections() {
-            return started().stream().mapToInt(HikariPoolMXBean::getTotalConnections).sum();
+            return started().stream()
+                    .mapToInt(HikariPoolMXBean::getTotalConnections)
+                    .sum();
         }
 
         @Override
         public int getThreadsAwaitingConnection() {
-            return started().stream().mapToInt(HikariPoolMXBean::getThreadsAwaitingConnection).sum();
+            return started().stream()
+                    .mapToInt(HikariPoolMXBean::getThreadsAwaitingConnection)
+                    .sum();
         }
 
         @Override

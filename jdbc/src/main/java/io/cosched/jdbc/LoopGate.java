@@ -2,7 +2,6 @@ package io.cosched.jdbc;
 
 import io.cosched.AwaitTimeoutException;
 import io.cosched.Coroutines;
-
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
@@ -29,7 +28,7 @@ final class LoopGate {
     private final int capacity;
     private final Supplier<String> describe; // the pool and its numbers, for a timeout's message
     private final ArrayDeque<CompletableFuture<Void>> line = new ArrayDeque<>(); // guarded by this
-    private int taken;                                                          // guarded by this
+    private int taken; // guarded by this
 
     LoopGate(int capacity, Supplier<String> describe) {
         this.capacity = capacity;
@@ -57,8 +56,11 @@ final class LoopGate {
             Coroutines.await(turn, timeout); // parks; the loop's own timer ends it at the limit
         } catch (AwaitTimeoutException e) {
             if (leaveLine(turn)) {
-                throw new SQLTransientConnectionException(describe.get() + " - Connection is not available, request "
-                        + "timed out after " + timeout.toMillis() + "ms", "08001", e);
+                throw new SQLTransientConnectionException(
+                        describe.get() + " - Connection is not available, request " + "timed out after "
+                                + timeout.toMillis() + "ms",
+                        "08001",
+                        e);
             }
             // the turn came just as the time ran out: take it
         } catch (InterruptedException e) {
@@ -74,8 +76,8 @@ final class LoopGate {
 
     /** What an interrupted borrower gets instead of a connection. */
     CancellationException cancelled() {
-        return new CancellationException(describe.get() + " - no connection for an interrupted borrower (its request was "
-                + "cancelled, or it timed out)");
+        return new CancellationException(describe.get()
+                + " - no connection for an interrupted borrower (its request was " + "cancelled, or it timed out)");
     }
 
     /** Gives up a place in line; {@code false} when the turn was handed over first. */

@@ -1,9 +1,6 @@
 package io.cosched.jdbc;
 
 import io.cosched.net.LoopSocketFactory;
-import org.mariadb.jdbc.Configuration;
-import org.mariadb.jdbc.util.ConfigurableSocketFactory;
-
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.Socket;
@@ -11,6 +8,8 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
+import org.mariadb.jdbc.Configuration;
+import org.mariadb.jdbc.util.ConfigurableSocketFactory;
 
 /**
  * Sockets on an IOManager's loop for MariaDB Connector/J: name this class in the driver's
@@ -31,7 +30,8 @@ public final class MariaDbLoopSockets extends ConfigurableSocketFactory {
     public void setConfiguration(Configuration conf, String host) {
         String loop = conf.nonMappedOptions().getProperty(LOOP_OPTION);
         // the driver hands on an option it does not know as written in the URL, still encoded
-        sockets = loop == null ? new LoopSocketFactory()
+        sockets = loop == null
+                ? new LoopSocketFactory()
                 : new LoopSocketFactory(URLDecoder.decode(loop, StandardCharsets.UTF_8));
     }
 
@@ -56,7 +56,8 @@ public final class MariaDbLoopSockets extends ConfigurableSocketFactory {
     }
 
     @Override
-    public Socket createSocket(InetAddress address, int port, InetAddress localAddress, int localPort) throws IOException {
+    public Socket createSocket(InetAddress address, int port, InetAddress localAddress, int localPort)
+            throws IOException {
         return sockets.createSocket(address, port, localAddress, localPort);
     }
 

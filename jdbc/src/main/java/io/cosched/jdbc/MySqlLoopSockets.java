@@ -1,14 +1,11 @@
 package io.cosched.jdbc;
 
 import com.mysql.cj.conf.PropertySet;
-import com.zaxxer.hikari.HikariDataSource;
 import com.mysql.cj.jdbc.JdbcConnection;
 import com.mysql.cj.protocol.StandardSocketFactory;
+import com.zaxxer.hikari.HikariDataSource;
 import io.cosched.IOManager;
 import io.cosched.net.LoopSocketFactory;
-import org.jspecify.annotations.Nullable;
-
-import javax.sql.DataSource;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.net.Socket;
@@ -18,6 +15,8 @@ import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Statement;
 import java.util.logging.Logger;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Sockets on an IOManager's loop for MySQL Connector/J: name this class in the driver's
@@ -48,9 +47,10 @@ public final class MySqlLoopSockets extends StandardSocketFactory {
         long id = connection.unwrap(JdbcConnection.class).getId();
         HikariDataSource pool = owner.poolOfCaller();
         DataSource connecting = pool.getDataSource();
-        try (Connection killer = pool.getUsername() == null ? connecting.getConnection()
-                : connecting.getConnection(pool.getUsername(), pool.getPassword());
-             Statement s = killer.createStatement()) {
+        try (Connection killer = pool.getUsername() == null
+                        ? connecting.getConnection()
+                        : connecting.getConnection(pool.getUsername(), pool.getPassword());
+                Statement s = killer.createStatement()) {
             s.execute("KILL QUERY " + id);
         }
     }

@@ -1,15 +1,13 @@
 package io.cosched.jdbc;
 
-import org.postgresql.PGConnection;
-
 import java.sql.Connection;
 import java.sql.SQLException;
+import org.postgresql.PGConnection;
 
 /** What only the PostgreSQL driver needs; loaded only when a PostgreSQL pool cancels a statement. */
 final class PostgresLoop {
 
-    private PostgresLoop() {
-    }
+    private PostgresLoop() {}
 
     /**
      * A PostgreSQL cancel request ({@link PGConnection#cancelQuery()}, over a connection of its own): the

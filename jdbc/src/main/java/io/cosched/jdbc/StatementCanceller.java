@@ -2,13 +2,12 @@ package io.cosched.jdbc;
 
 import io.cosched.IOManager;
 import io.cosched.Timer;
-import org.jspecify.annotations.Nullable;
-
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Ends the statement of a borrow whose coroutine was interrupted, if it runs on for longer than
@@ -49,7 +48,8 @@ final class StatementCanceller {
      *
      * @return the timer, to be cancelled when the borrow ends first; {@code null} when the IOManager is stopping
      */
-    @Nullable Timer schedule(Runnable cancel) {
+    @Nullable
+    Timer schedule(Runnable cancel) {
         try {
             return io.timers().addTimer(cancelAfter, () -> {
                 try {
@@ -68,11 +68,15 @@ final class StatementCanceller {
         try {
             how.cancel(connection);
             cancelled.increment();
-            LOG.log(System.Logger.Level.DEBUG, () -> "cancelled the statement of " + connection
-                    + ": its request was cancelled " + cancelAfter.toMillis() + " ms before and it still ran");
+            LOG.log(
+                    System.Logger.Level.DEBUG,
+                    () -> "cancelled the statement of " + connection + ": its request was cancelled "
+                            + cancelAfter.toMillis() + " ms before and it still ran");
         } catch (SQLException e) {
-            LOG.log(System.Logger.Level.DEBUG, () -> "could not cancel the statement of " + connection
-                    + " (the connection goes on as it is)", e);
+            LOG.log(
+                    System.Logger.Level.DEBUG,
+                    () -> "could not cancel the statement of " + connection + " (the connection goes on as it is)",
+                    e);
         }
     }
 

@@ -1,18 +1,17 @@
 package io.cosched.jdbc;
 
-import io.cosched.net.LoopSocketFactory;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.cosched.IOManager;
+import io.cosched.net.LoopSocketFactory;
+import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-
-import java.time.Duration;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** How the pools are made from one configuration; no database needed ({@code PostgresLoopBoundDataSourceTest} runs queries). */
 @Timeout(60)
@@ -47,13 +46,18 @@ class LoopBoundDataSourceTest {
         try (LoopBoundDataSource ds = new LoopBoundDataSource(template, io)) {
             assertThat(ds).isInstanceOf(HikariDataSource.class);
             assertThat(ds.getMaximumPoolSize()).isEqualTo(10); // it reports the configuration it was made from
-            assertThat(ds.pools()).extracting(HikariDataSource::getPoolName)
+            assertThat(ds.pools())
+                    .extracting(HikariDataSource::getPoolName)
                     .containsExactly("orders-loop0", "orders-loop1", "orders-loop2");
-            assertThat(ds.pools()).extracting(HikariDataSource::getMaximumPoolSize).containsExactly(4, 3, 3);
+            assertThat(ds.pools())
+                    .extracting(HikariDataSource::getMaximumPoolSize)
+                    .containsExactly(4, 3, 3);
             assertThat(ds.pools()).extracting(HikariDataSource::getMinimumIdle).containsExactly(2, 1, 1);
             // the IOManager itself, not the first running one of its name (ds-io#<n>/2)
-            assertThat(ds.pools().get(2).getJdbcUrl()).matches("jdbc:postgresql://127\\.0\\.0\\.1:1/app\\?ApplicationName=orders"
-                    + "&socketFactory=io\\.cosched\\.net\\.LoopSocketFactory&socketFactoryArg=ds-io%23\\d+%2F2");
+            assertThat(ds.pools().get(2).getJdbcUrl())
+                    .matches(
+                            "jdbc:postgresql://127\\.0\\.0\\.1:1/app\\?ApplicationName=orders"
+                                    + "&socketFactory=io\\.cosched\\.net\\.LoopSocketFactory&socketFactoryArg=ds-io%23\\d+%2F2");
             assertThat(ds.pools()).extracting(HikariDataSource::getUsername).containsOnly("u");
             assertThat(ds.isRunning()).isFalse(); // pools start on first use
             assertThat(ds.getHikariPoolMXBean().getTotalConnections()).isZero();
@@ -63,7 +67,9 @@ class LoopBoundDataSourceTest {
     @Test
     void everyLoopGetsAtLeastOneConnection() {
         try (LoopBoundDataSource ds = new LoopBoundDataSource(postgres(2), io)) {
-            assertThat(ds.pools()).extracting(HikariDataSource::getMaximumPoolSize).containsExactly(1, 1, 1);
+            assertThat(ds.pools())
+                    .extracting(HikariDataSource::getMaximumPoolSize)
+                    .containsExactly(1, 1, 1);
         }
     }
 
@@ -71,8 +77,9 @@ class LoopBoundDataSourceTest {
     void onlyAPostgresMariaDbOrMySqlUrlWithoutASocketFactoryOfItsOwnCanBeBound() {
         HikariConfig h2 = new HikariConfig();
         h2.setJdbcUrl("jdbc:h2:mem:x");
-        assertThat(LoopBoundDataSource.unsupportedReason(h2)).contains("is none of PostgreSQL's (jdbc:postgresql:), "
-                + "MariaDB's (jdbc:mariadb:) or MySQL's (jdbc:mysql:)");
+        assertThat(LoopBoundDataSource.unsupportedReason(h2))
+                .contains("is none of PostgreSQL's (jdbc:postgresql:), "
+                        + "MariaDB's (jdbc:mariadb:) or MySQL's (jdbc:mysql:)");
         HikariConfig own = postgres(4);
         own.setJdbcUrl(own.getJdbcUrl() + "&socketFactory=com.example.Mine");
         assertThat(LoopBoundDataSource.unsupportedReason(own)).isEqualTo("it names a socket factory of its own");
@@ -80,24 +87,35 @@ class LoopBoundDataSourceTest {
         byClass.setDataSourceClassName("org.postgresql.ds.PGSimpleDataSource");
         assertThat(LoopBoundDataSource.unsupportedReason(byClass)).contains("DataSource (class) instead of a JDBC URL");
         assertThat(LoopBoundDataSource.unsupportedReason(postgres(4))).isNull();
-        assertThatThrownBy(() -> new LoopBoundDataSource(h2, io)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> new LoopBoundDataSource(h2, io))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("template: its JDBC URL 'jdbc:h2:mem:x' is none of");
         HikariConfig otherDriver = config("jdbc:mysql://db/app");
         otherDriver.setDriverClassName("org.postgresql.Driver");
-        assertThat(LoopBoundDataSource.unsupportedReason(otherDriver)).contains("with driver org.postgresql.Driver is none of");
-        assertThat(LoopBoundDataSource.unsupportedReason(config("jdbc:mariadb://db/app"))).isNull();
-        assertThat(LoopBoundDataSource.unsupportedReason(config("jdbc:mysql://db/app"))).isNull();
+        assertThat(LoopBoundDataSource.unsupportedReason(otherDriver))
+                .contains("with driver org.postgresql.Driver is none of");
+        assertThat(LoopBoundDataSource.unsupportedReason(config("jdbc:mariadb://db/app")))
+                .isNull();
+        assertThat(LoopBoundDataSource.unsupportedReason(config("jdbc:mysql://db/app")))
+                .isNull();
     }
 
     @Test
     void eachDriversPoolsOpenTheirConnectionsOnTheirOwnLoop() {
-        try (LoopBoundDataSource maria = new LoopBoundDataSource(config("jdbc:mariadb://db:3306/app?useSsl=false"), io)) {
-            String key = java.net.URLEncoder.encode(LoopSocketFactory.argument(io, -1), java.nio.charset.StandardCharsets.UTF_8);
+        try (LoopBoundDataSource maria =
+                new LoopBoundDataSource(config("jdbc:mariadb://db:3306/app?useSsl=false"), io)) {
+            String key = java.net.URLEncoder.encode(
+                    LoopSocketFactory.argument(io, -1), java.nio.charset.StandardCharsets.UTF_8);
             assertThat(key).matches("ds-io%23\\d+");
-            assertThat(maria.pools()).extracting(HikariDataSource::getJdbcUrl).containsExactly(
-                    "jdbc:mariadb://db:3306/app?useSsl=false&socketFactory=io.cosched.jdbc.MariaDbLoopSockets&coschedLoop=" + key + "%2F0",
-                    "jdbc:mariadb://db:3306/app?useSsl=false&socketFactory=io.cosched.jdbc.MariaDbLoopSockets&coschedLoop=" + key + "%2F1",
-                    "jdbc:mariadb://db:3306/app?useSsl=false&socketFactory=io.cosched.jdbc.MariaDbLoopSockets&coschedLoop=" + key + "%2F2");
+            assertThat(maria.pools())
+                    .extracting(HikariDataSource::getJdbcUrl)
+                    .containsExactly(
+                            "jdbc:mariadb://db:3306/app?useSsl=false&socketFactory=io.cosched.jdbc.MariaDbLoopSockets&coschedLoop="
+                                    + key + "%2F0",
+                            "jdbc:mariadb://db:3306/app?useSsl=false&socketFactory=io.cosched.jdbc.MariaDbLoopSockets&coschedLoop="
+                                    + key + "%2F1",
+                            "jdbc:mariadb://db:3306/app?useSsl=false&socketFactory=io.cosched.jdbc.MariaDbLoopSockets&coschedLoop="
+                                    + key + "%2F2");
         }
         // MariaDB's driver named with a jdbc:mysql: URL is MariaDB's
         HikariConfig mariaAsMySql = config("jdbc:mysql://db/app");
@@ -106,13 +124,16 @@ class LoopBoundDataSourceTest {
             assertThat(ds.pools().get(0).getJdbcUrl()).contains("socketFactory=io.cosched.jdbc.MariaDbLoopSockets");
         }
         try (LoopBoundDataSource mysql = new LoopBoundDataSource(config("jdbc:mysql://db/app"), io)) {
-            assertThat(mysql.pools()).extracting(HikariDataSource::getJdbcUrl)
+            assertThat(mysql.pools())
+                    .extracting(HikariDataSource::getJdbcUrl)
                     .allMatch(u -> u.equals("jdbc:mysql://db/app?socketFactory=io.cosched.jdbc.MySqlLoopSockets"));
             // Connector/J hands its socket factory no option of ours: each pool's DataSource names the loop
-            assertThat(mysql.pools()).extracting(p -> p.getDataSource().toString()).containsExactly(
-                    "MySqlLoopSockets.Connecting[LoopSocketFactory[ds-io/0]]",
-                    "MySqlLoopSockets.Connecting[LoopSocketFactory[ds-io/1]]",
-                    "MySqlLoopSockets.Connecting[LoopSocketFactory[ds-io/2]]");
+            assertThat(mysql.pools())
+                    .extracting(p -> p.getDataSource().toString())
+                    .containsExactly(
+                            "MySqlLoopSockets.Connecting[LoopSocketFactory[ds-io/0]]",
+                            "MySqlLoopSockets.Connecting[LoopSocketFactory[ds-io/1]]",
+                            "MySqlLoopSockets.Connecting[LoopSocketFactory[ds-io/2]]");
         }
     }
 
@@ -127,10 +148,13 @@ class LoopBoundDataSourceTest {
     void anIOManagerThatWasNeverStartedIsNamedWithItsStateInsteadOfConnecting() {
         IOManager idle = IOManager.builder().name("never-started").threads(1).build();
         try (LoopBoundDataSource ds = new LoopBoundDataSource(postgres(2), idle)) {
-            assertThatThrownBy(ds::getConnection).isInstanceOf(java.sql.SQLException.class)
+            assertThatThrownBy(ds::getConnection)
+                    .isInstanceOf(java.sql.SQLException.class)
                     .hasMessage("IOManager 'never-started' is NEW (expected: RUNNING): the connections of data source "
                             + "'orders' live on its loops; start it before the first query");
-            assertThat(ds.pools().get(0).getHikariPoolMXBean()).as("no pool was started").isNull();
+            assertThat(ds.pools().get(0).getHikariPoolMXBean())
+                    .as("no pool was started")
+                    .isNull();
         } finally {
             idle.stop(java.time.Duration.ofSeconds(10));
         }
@@ -142,6 +166,8 @@ class LoopBoundDataSourceTest {
         ds.close();
         assertThat(ds.isClosed()).isTrue();
         assertThat(ds.pools()).allMatch(HikariDataSource::isClosed);
-        assertThatThrownBy(ds::getConnection).isInstanceOf(java.sql.SQLException.class).hasMessageContaining("has been closed");
+        assertThatThrownBy(ds::getConnection)
+                .isInstanceOf(java.sql.SQLException.class)
+                .hasMessageContaining("has been closed");
     }
 }

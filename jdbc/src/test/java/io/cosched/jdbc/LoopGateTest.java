@@ -1,23 +1,22 @@
 package io.cosched.jdbc;
 
+import static io.cosched.TestSupport.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.cosched.Coroutine;
 import io.cosched.IOManager;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-
 import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-
-import static io.cosched.TestSupport.eventually;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 @Timeout(60)
 class LoopGateTest {
@@ -27,7 +26,11 @@ class LoopGateTest {
 
     @BeforeEach
     void start() {
-        io = IOManager.builder().name("gate-io").threads(1).stallThreshold(Duration.ZERO).build();
+        io = IOManager.builder()
+                .name("gate-io")
+                .threads(1)
+                .stallThreshold(Duration.ZERO)
+                .build();
         io.start();
     }
 
@@ -49,7 +52,8 @@ class LoopGateTest {
                 gate.exit(); // hands the turn to the next in line, from this loop
                 return null;
             }));
-            eventually(Duration.ofSeconds(5), () -> gate.state().equals("in=1, waiting=" + (waiters.size())), gate::state);
+            eventually(
+                    Duration.ofSeconds(5), () -> gate.state().equals("in=1, waiting=" + (waiters.size())), gate::state);
         }
         long remote = io.stats().remoteWakeups();
         gate.exit(); // the test's thread wakes a; a wakes b, b wakes c, on the loop
@@ -79,9 +83,12 @@ class LoopGateTest {
         gate.enter(Duration.ofSeconds(10));
         long started = System.nanoTime();
         assertThatThrownBy(() -> io.spawn(() -> {
-            gate.enter(Duration.ofMillis(100));
-            return null;
-        }).join()).cause().isInstanceOf(SQLTransientConnectionException.class)
+                            gate.enter(Duration.ofMillis(100));
+                            return null;
+                        })
+                        .join())
+                .cause()
+                .isInstanceOf(SQLTransientConnectionException.class)
                 .hasMessage("pool-loop0 - Connection is not available, request timed out after 100ms");
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThanOrEqualTo(Duration.ofMillis(100));
         assertThat(gate.state()).isEqualTo("in=1, waiting=0");
@@ -106,8 +113,10 @@ class LoopGateTest {
         eventually(Duration.ofSeconds(5), () -> gate.state().equals("in=1, waiting=1"), gate::state);
         waiter.cancel();
         eventually(Duration.ofSeconds(5), () -> failure.get() != null, gate::state);
-        assertThat((Throwable) failure.get()).hasMessage("pool-loop0 - no connection for an interrupted borrower (its "
-                + "request was cancelled, or it timed out)").hasCauseInstanceOf(InterruptedException.class);
+        assertThat((Throwable) failure.get())
+                .hasMessage("pool-loop0 - no connection for an interrupted borrower (its "
+                        + "request was cancelled, or it timed out)")
+                .hasCauseInstanceOf(InterruptedException.class);
         assertThat(stillInterrupted.get()).isTrue();
         assertThat(gate.state()).isEqualTo("in=1, waiting=0");
         gate.exit();

@@ -2,9 +2,9 @@ package io.cosched.redis;
 
 import io.cosched.IOManager;
 import io.cosched.Transport;
+import io.lettuce.core.event.DefaultEventPublisherOptions;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
-import io.lettuce.core.event.DefaultEventPublisherOptions;
 import io.lettuce.core.resource.EventLoopGroupProvider;
 import io.lettuce.core.resource.NettyCustomizer;
 import io.lettuce.core.resource.Transports;
@@ -15,10 +15,9 @@ import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.util.concurrent.EventExecutorGroup;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ImmediateEventExecutor;
-import org.jspecify.annotations.Nullable;
-
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Lettuce's event loops, taken from an {@link IOManager}: all of its loops, or one. A Lettuce
@@ -107,8 +106,11 @@ public final class LoopEventLoopGroupProvider implements EventLoopGroupProvider 
         @Override
         public void afterChannelInitialized(Channel channel) {
             theirs.afterChannelInitialized(channel);
-            channel.pipeline().addFirst("cosched.flush", new FlushConsolidationHandler(
-                    FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true));
+            channel.pipeline()
+                    .addFirst(
+                            "cosched.flush",
+                            new FlushConsolidationHandler(
+                                    FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true));
         }
     }
 
@@ -120,7 +122,8 @@ public final class LoopEventLoopGroupProvider implements EventLoopGroupProvider 
      */
     public static @Nullable String unsupportedReason(IOManager io) {
         String lettuce = Transports.socketChannelClass().getName();
-        String ours = io.transport() == Transport.EPOLL ? "io.netty.channel.epoll.EpollSocketChannel"
+        String ours = io.transport() == Transport.EPOLL
+                ? "io.netty.channel.epoll.EpollSocketChannel"
                 : "io.netty.channel.socket.nio.NioSocketChannel";
         if (lettuce.equals(ours)) {
             return null;

@@ -1,5 +1,10 @@
 package io.cosched.redis;
 
+import static io.cosched.TestSupport.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.cosched.IOManager;
 import io.cosched.TestSupport;
 import io.cosched.Transport;
@@ -9,20 +14,14 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Transports;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-
-import static io.cosched.TestSupport.eventually;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** Lettuce on an IOManager's loops, without Spring, against {@link RespStub}. */
 @Timeout(60)
@@ -34,7 +33,11 @@ public class LoopEventLoopGroupProviderTest {
 
     @BeforeEach
     void start() throws Exception {
-        io = IOManager.builder().name("redis-io").threads(2).stallThreshold(Duration.ZERO).build();
+        io = IOManager.builder()
+                .name("redis-io")
+                .threads(2)
+                .stallThreshold(Duration.ZERO)
+                .build();
         io.start();
         stub = new RespStub();
         base = DefaultClientResources.create();
@@ -52,7 +55,9 @@ public class LoopEventLoopGroupProviderTest {
     }
 
     private String loopThread(int index) throws Exception {
-        return io.eventLoop(index).submit(() -> Thread.currentThread().getName()).get(10, TimeUnit.SECONDS);
+        return io.eventLoop(index)
+                .submit(() -> Thread.currentThread().getName())
+                .get(10, TimeUnit.SECONDS);
     }
 
     /** The name of the thread that completes a reply on {@code c}. */
@@ -67,8 +72,10 @@ public class LoopEventLoopGroupProviderTest {
     public static String replyThread(StatefulRedisConnection<?, ?> c) throws Exception {
         c.setAutoFlushCommands(false);
         try {
-            java.util.concurrent.CompletableFuture<String> thread = c.async().ping()
-                    .thenApply(x -> Thread.currentThread().getName()).toCompletableFuture();
+            java.util.concurrent.CompletableFuture<String> thread = c.async()
+                    .ping()
+                    .thenApply(x -> Thread.currentThread().getName())
+                    .toCompletableFuture();
             c.flushCommands();
             return thread.get(10, TimeUnit.SECONDS);
         } finally {
@@ -86,12 +93,13 @@ public class LoopEventLoopGroupProviderTest {
             long remote = io.carrierStats().get(1).remoteWakeups();
             long local = io.carrierStats().get(1).localWakeups();
             String got = io.spawnOn(1, () -> {
-                String v = null;
-                for (int i = 0; i < 20; i++) {
-                    v = c.sync().get("k");
-                }
-                return v;
-            }).join();
+                        String v = null;
+                        for (int i = 0; i < 20; i++) {
+                            v = c.sync().get("k");
+                        }
+                        return v;
+                    })
+                    .join();
             assertThat(got).isEqualTo("v");
             if (TestSupport.carrierMode()) {
                 assertThat(io.carrierStats().get(1).localWakeups() - local).isGreaterThanOrEqualTo(20);
@@ -103,7 +111,8 @@ public class LoopEventLoopGroupProviderTest {
         }
         // what the loop's resources shared stays the base's, running
         assertThat(base.eventExecutorGroup().isShuttingDown()).isFalse();
-        assertThat(base.eventExecutorGroup().submit(() -> "runs").get(10, TimeUnit.SECONDS)).isEqualTo("runs");
+        assertThat(base.eventExecutorGroup().submit(() -> "runs").get(10, TimeUnit.SECONDS))
+                .isEqualTo("runs");
         assertThat(io.spawnOn(1, () -> "still running").join()).isEqualTo("still running");
     }
 
@@ -126,11 +135,12 @@ public class LoopEventLoopGroupProviderTest {
 
     @Test
     void allLoopsPlaceNewConnectionsOnEachLoopInTurn() throws Exception {
-        ClientResources resources = DefaultClientResources.builder().eventLoopGroupProvider(LoopEventLoopGroupProvider.allLoops(io))
+        ClientResources resources = DefaultClientResources.builder()
+                .eventLoopGroupProvider(LoopEventLoopGroupProvider.allLoops(io))
                 .build();
         RedisClient client = RedisClient.create(resources, uri());
         try (StatefulRedisConnection<String, String> a = client.connect();
-             StatefulRedisConnection<String, String> b = client.connect()) {
+                StatefulRedisConnection<String, String> b = client.connect()) {
             Set<String> threads = new HashSet<>(Set.of(completer(a), completer(b)));
             assertThat(threads).containsExactlyInAnyOrder(loopThread(0), loopThread(1));
         } finally {
@@ -145,12 +155,14 @@ public class LoopEventLoopGroupProviderTest {
     @Test
     void theApplicationsNettyCustomizerStillRunsAndTheLoopsFlushesGoOutTogether() throws Exception {
         java.util.List<io.netty.channel.Channel> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
-        ClientResources custom = DefaultClientResources.builder().nettyCustomizer(new io.lettuce.core.resource.NettyCustomizer() {
-            @Override
-            public void afterChannelInitialized(io.netty.channel.Channel channel) {
-                seen.add(channel);
-            }
-        }).build();
+        ClientResources custom = DefaultClientResources.builder()
+                .nettyCustomizer(new io.lettuce.core.resource.NettyCustomizer() {
+                    @Override
+                    public void afterChannelInitialized(io.netty.channel.Channel channel) {
+                        seen.add(channel);
+                    }
+                })
+                .build();
         ClientResources onLoop = LoopEventLoopGroupProvider.resourcesOnLoop(custom, io, 0);
         RedisClient client = RedisClient.create(onLoop, uri());
         try (StatefulRedisConnection<String, String> c = client.connect()) {
@@ -160,13 +172,15 @@ public class LoopEventLoopGroupProviderTest {
             assertThat(seen.get(0).pipeline().get("cosched.flush"))
                     .isInstanceOf(io.netty.handler.flush.FlushConsolidationHandler.class);
             // many commands of one loop turn, all answered in order
-            java.util.List<io.lettuce.core.RedisFuture<Long>> replies = io.eventLoop(0).submit(() -> {
-                java.util.List<io.lettuce.core.RedisFuture<Long>> r = new java.util.ArrayList<>();
-                for (int i = 0; i < 50; i++) {
-                    r.add(c.async().incr("many"));
-                }
-                return r;
-            }).get(10, TimeUnit.SECONDS);
+            java.util.List<io.lettuce.core.RedisFuture<Long>> replies = io.eventLoop(0)
+                    .submit(() -> {
+                        java.util.List<io.lettuce.core.RedisFuture<Long>> r = new java.util.ArrayList<>();
+                        for (int i = 0; i < 50; i++) {
+                            r.add(c.async().incr("many"));
+                        }
+                        return r;
+                    })
+                    .get(10, TimeUnit.SECONDS);
             for (int i = 0; i < 50; i++) {
                 assertThat(replies.get(i).get(10, TimeUnit.SECONDS)).isEqualTo(i + 1);
             }
@@ -179,16 +193,23 @@ public class LoopEventLoopGroupProviderTest {
 
     @Test
     void anIndexOutsideTheLoopsIsRefusedNamingTheRange() {
-        assertThatThrownBy(() -> LoopEventLoopGroupProvider.loop(io, 2)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> LoopEventLoopGroupProvider.loop(io, 2))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("index: 2 (expected: 0 to 1, the loops of IOManager 'redis-io')");
     }
 
     @Test
     void loopsOfAnotherTransportThanLettucesAreRefusedWithTheReason() {
-        assumeTrue(Transports.socketChannelClass().getSimpleName().equals("EpollSocketChannel"),
+        assumeTrue(
+                Transports.socketChannelClass().getSimpleName().equals("EpollSocketChannel"),
                 "Lettuce does not use epoll here");
-        IOManager nio = IOManager.builder().name("nio-io").threads(1).transport(Transport.NIO).build();
-        assertThatThrownBy(() -> LoopEventLoopGroupProvider.allLoops(nio)).isInstanceOf(IllegalArgumentException.class)
+        IOManager nio = IOManager.builder()
+                .name("nio-io")
+                .threads(1)
+                .transport(Transport.NIO)
+                .build();
+        assertThatThrownBy(() -> LoopEventLoopGroupProvider.allLoops(nio))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("io: Lettuce uses io.netty.channel.epoll.EpollSocketChannel but IOManager "
                         + "'nio-io' runs NIO loops");
     }

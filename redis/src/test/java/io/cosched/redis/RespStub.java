@@ -64,7 +64,9 @@ public final class RespStub implements AutoCloseable {
     }
 
     private void serve(Socket s) {
-        try (s; InputStream in = new BufferedInputStream(s.getInputStream()); OutputStream out = s.getOutputStream()) {
+        try (s;
+                InputStream in = new BufferedInputStream(s.getInputStream());
+                OutputStream out = s.getOutputStream()) {
             while (true) {
                 List<byte[]> command = readCommand(in);
                 if (command == null) {
@@ -93,8 +95,10 @@ public final class RespStub implements AutoCloseable {
             case "GET" -> bulk(data.get(key(command)));
             case "DEL" -> integer(data.remove(key(command)) == null ? 0 : 1);
             case "INCR" -> {
-                byte[] next = data.merge(key(command), "1".getBytes(StandardCharsets.US_ASCII), (old, one) ->
-                        Long.toString(Long.parseLong(new String(old, StandardCharsets.US_ASCII)) + 1)
+                byte[] next = data.merge(
+                        key(command),
+                        "1".getBytes(StandardCharsets.US_ASCII),
+                        (old, one) -> Long.toString(Long.parseLong(new String(old, StandardCharsets.US_ASCII)) + 1)
                                 .getBytes(StandardCharsets.US_ASCII));
                 yield integer(Long.parseLong(new String(next, StandardCharsets.US_ASCII)));
             }

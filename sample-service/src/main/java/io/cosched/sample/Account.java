@@ -9,11 +9,10 @@ import jakarta.persistence.OneToMany;
 import jakarta.persistence.OrderBy;
 import jakarta.persistence.Table;
 import jakarta.persistence.Version;
-import org.springframework.data.annotation.LastModifiedBy;
-import org.springframework.data.jpa.domain.support.AuditingEntityListener;
-
 import java.util.ArrayList;
 import java.util.List;
+import org.springframework.data.annotation.LastModifiedBy;
+import org.springframework.data.jpa.domain.support.AuditingEntityListener;
 
 /** An account and its deposits (loaded lazily); who changed it last is filled in by Spring Data's auditing. */
 @Entity
@@ -39,8 +38,7 @@ public class Account {
     @OrderBy("id")
     private List<Deposit> deposits = new ArrayList<>();
 
-    protected Account() {
-    }
+    protected Account() {}
 
     public Account(long id, String owner) {
         this.id = id;

@@ -5,6 +5,8 @@ import io.cosched.spring.web.RunAsCoroutine;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.Positive;
+import java.security.Principal;
+import java.util.List;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.security.core.Authentication;
 import org.springframework.security.core.GrantedAuthority;
@@ -18,9 +20,6 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.client.RestClient;
 
-import java.security.Principal;
-import java.util.List;
-
 /** The HTTP API; every handler is a coroutine and is written in blocking style. */
 @RestController
 @RunAsCoroutine
@@ -30,7 +29,9 @@ class AccountController {
     private final AccountService accounts;
     private final RestClient downstream;
 
-    AccountController(AccountService accounts, RestClient.Builder http,
+    AccountController(
+            AccountService accounts,
+            RestClient.Builder http,
             @Value("${sample.downstream-url:http://127.0.0.1:9}") String downstreamUrl) {
         this.accounts = accounts;
         this.downstream = http.baseUrl(downstreamUrl).build();
@@ -52,8 +53,8 @@ class AccountController {
      */
     @GetMapping("/accounts/{id}/overview")
     Overview overview(@PathVariable long id) throws InterruptedException {
-        try (TaskScope<Object, Void> scope = TaskScope.open(TaskScope.Joiner.awaitAllSuccessfulOrThrow(),
-                c -> c.withName("overview"))) {
+        try (TaskScope<Object, Void> scope =
+                TaskScope.open(TaskScope.Joiner.awaitAllSuccessfulOrThrow(), c -> c.withName("overview"))) {
             TaskScope.Subtask<AccountService.AccountView> account = scope.fork(() -> accounts.find(id));
             TaskScope.Subtask<AccountService.StatementView> statement = scope.fork(() -> accounts.statement(id));
             scope.join();
@@ -61,8 +62,7 @@ class AccountController {
         }
     }
 
-    record Overview(AccountService.AccountView account, int deposits) {
-    }
+    record Overview(AccountService.AccountView account, int deposits) {}
 
     @PostMapping("/accounts/{id}/deposits")
     AccountService.AccountView deposit(@PathVariable long id, @Valid @RequestBody DepositRequest deposit) {
@@ -83,9 +83,16 @@ class AccountController {
     @GetMapping({"/me", "/public/me"})
     Me me(Principal principal) {
         Authentication auth = SecurityContextHolder.getContext().getAuthentication();
-        return new Me(auth == null ? null : auth.getName(),
-                auth == null ? List.of() : auth.getAuthorities().stream().map(GrantedAuthority::getAuthority).sorted().toList(),
-                principal == null ? null : principal.getName(), Thread.currentThread().toString());
+        return new Me(
+                auth == null ? null : auth.getName(),
+                auth == null
+                        ? List.of()
+                        : auth.getAuthorities().stream()
+                                .map(GrantedAuthority::getAuthority)
+                                .sorted()
+                                .toList(),
+                principal == null ? null : principal.getName(),
+                Thread.currentThread().toString());
     }
 
     /** A call to the downstream service through Boot's RestClient. */
@@ -94,9 +101,7 @@ class AccountController {
         return downstream.get().uri("/").retrieve().body(String.class);
     }
 
-    record DepositRequest(@Positive long cents, @NotBlank String reference) {
-    }
+    record DepositRequest(@Positive long cents, @NotBlank String reference) {}
 
-    record Me(String name, List<String> authorities, String principal, String thread) {
-    }
+    record Me(String name, List<String> authorities, String principal, String thread) {}
 }

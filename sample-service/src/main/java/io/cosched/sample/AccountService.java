@@ -1,5 +1,6 @@
 package io.cosched.sample;
 
+import java.util.List;
 import org.springframework.data.domain.PageRequest;
 import org.springframework.data.domain.Sort;
 import org.springframework.security.access.prepost.PreAuthorize;
@@ -7,8 +8,6 @@ import org.springframework.security.core.Authentication;
 import org.springframework.security.core.context.SecurityContextHolder;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
-
-import java.util.List;
 
 /**
  * The accounts, in blocking style: JPA in transactions, access decided by method security from
@@ -37,7 +36,8 @@ public class AccountService {
     public StatementView statement(long id) {
         Account a = accounts.findById(id).orElseThrow(() -> new AccountNotFoundException(id));
         List<StatementView.Line> lines = a.getDeposits().stream()
-                .map(d -> new StatementView.Line(d.getCents(), d.getReference())).toList();
+                .map(d -> new StatementView.Line(d.getCents(), d.getReference()))
+                .toList();
         return new StatementView(AccountView.of(a), lines);
     }
 
@@ -57,7 +57,9 @@ public class AccountService {
     @PreAuthorize("hasRole('ADMIN')")
     @Transactional(readOnly = true)
     public List<AccountView> page(int page, int size) {
-        return accounts.findAll(PageRequest.of(page, size, Sort.by("id"))).map(AccountView::of).getContent();
+        return accounts.findAll(PageRequest.of(page, size, Sort.by("id")))
+                .map(AccountView::of)
+                .getContent();
     }
 
     @PreAuthorize("hasRole('ADMIN')")
@@ -83,8 +85,7 @@ public class AccountService {
     }
 
     public record StatementView(AccountView account, List<Line> deposits) {
-        public record Line(long cents, String reference) {
-        }
+        public record Line(long cents, String reference) {}
     }
 
     public static final class AccountNotFoundException extends RuntimeException {

@@ -1,13 +1,12 @@
 package io.cosched.sample;
 
+import java.util.Map;
+import java.util.TreeMap;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.bind.support.WebExchangeBindException;
-
-import java.util.Map;
-import java.util.TreeMap;
 
 /** The API's errors as problem details: validation (400 with the fields), unknown account (404), rejected deposit (422). */
 @RestControllerAdvice

@@ -24,8 +24,7 @@ public class Deposit {
 
     private String reference;
 
-    protected Deposit() {
-    }
+    protected Deposit() {}
 
     Deposit(Account account, long cents, String reference) {
         this.account = account;

@@ -2,5 +2,4 @@ package io.cosched.sample;
 
 import org.springframework.data.jpa.repository.JpaRepository;
 
-interface DepositRepository extends JpaRepository<Deposit, Long> {
-}
+interface DepositRepository extends JpaRepository<Deposit, Long> {}

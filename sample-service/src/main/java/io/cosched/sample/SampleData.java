@@ -1,13 +1,12 @@
 package io.cosched.sample;
 
+import java.util.ArrayList;
+import java.util.List;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.ApplicationArguments;
 import org.springframework.boot.ApplicationRunner;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionTemplate;
-
-import java.util.ArrayList;
-import java.util.List;
 
 /** Accounts 1..{@code sample.accounts} (default 1000), created at start when the table is empty. */
 @Component

@@ -1,5 +1,10 @@
 package io.cosched.sample;
 
+import java.security.KeyFactory;
+import java.security.interfaces.RSAPublicKey;
+import java.security.spec.X509EncodedKeySpec;
+import java.util.Base64;
+import java.util.Optional;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -19,15 +24,9 @@ import org.springframework.security.crypto.password.PasswordEncoder;
 import org.springframework.security.oauth2.jwt.NimbusReactiveJwtDecoder;
 import org.springframework.security.oauth2.jwt.ReactiveJwtDecoder;
 import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationConverter;
-import org.springframework.security.oauth2.server.resource.authentication.ReactiveJwtAuthenticationConverterAdapter;
 import org.springframework.security.oauth2.server.resource.authentication.JwtGrantedAuthoritiesConverter;
+import org.springframework.security.oauth2.server.resource.authentication.ReactiveJwtAuthenticationConverterAdapter;
 import org.springframework.security.web.server.SecurityWebFilterChain;
-
-import java.security.KeyFactory;
-import java.security.interfaces.RSAPublicKey;
-import java.security.spec.X509EncodedKeySpec;
-import java.util.Base64;
-import java.util.Optional;
 
 /**
  * HTTP basic against two in-memory users (bcrypt hashes), and JWT bearer tokens when a public key is
@@ -42,9 +41,11 @@ class SecurityConfig {
     @Bean
     SecurityWebFilterChain api(ServerHttpSecurity http, ObjectProvider<ReactiveJwtDecoder> jwt) {
         http.csrf(ServerHttpSecurity.CsrfSpec::disable)
-                .authorizeExchange(a -> a
-                        .pathMatchers("/api/public/**", "/actuator/health/**", "/actuator/prometheus", "/actuator/cosched").permitAll()
-                        .anyExchange().authenticated())
+                .authorizeExchange(a -> a.pathMatchers(
+                                "/api/public/**", "/actuator/health/**", "/actuator/prometheus", "/actuator/cosched")
+                        .permitAll()
+                        .anyExchange()
+                        .authenticated())
                 .httpBasic(Customizer.withDefaults());
         if (jwt.getIfAvailable() != null) {
             JwtGrantedAuthoritiesConverter roles = new JwtGrantedAuthoritiesConverter();
@@ -52,8 +53,8 @@ class SecurityConfig {
             roles.setAuthorityPrefix("ROLE_");
             JwtAuthenticationConverter converter = new JwtAuthenticationConverter();
             converter.setJwtGrantedAuthoritiesConverter(roles);
-            http.oauth2ResourceServer(o -> o.jwt(j -> j.jwtAuthenticationConverter(
-                    new ReactiveJwtAuthenticationConverterAdapter(converter))));
+            http.oauth2ResourceServer(o ->
+                    o.jwt(j -> j.jwtAuthenticationConverter(new ReactiveJwtAuthenticationConverterAdapter(converter))));
         }
         return http.build();
     }
@@ -70,8 +71,8 @@ class SecurityConfig {
     }
 
     @Bean
-    MapReactiveUserDetailsService users(PasswordEncoder encoder,
-            @Value("${sample.users.password:secret}") String password) {
+    MapReactiveUserDetailsService users(
+            PasswordEncoder encoder, @Value("${sample.users.password:secret}") String password) {
         String hash = encoder.encode(password);
         return new MapReactiveUserDetailsService(
                 User.withUsername("user").password(hash).roles("USER").build(),

@@ -7,6 +7,15 @@ import io.cosched.spring.web.RunAsCoroutine;
 import io.cosched.spring.web.StreamingResponseBody;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.zip.CRC32C;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -18,16 +27,6 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
-
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.io.Writer;
-import java.io.OutputStreamWriter;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.zip.CRC32C;
 
 /**
  * What a payments team streams: balance updates as server-sent events, an export as CSV and as JSON lines, a
@@ -52,14 +51,22 @@ class StreamingController {
      * {@code slowMs} each read also holds its connection in PostgreSQL that long.
      */
     @GetMapping(path = "/accounts/{id}/balance-events", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
-    EventStream<ServerSentEvent<BalanceEvent>> balanceEvents(@PathVariable long id, @RequestParam(defaultValue = "1000") long everyMs,
+    EventStream<ServerSentEvent<BalanceEvent>> balanceEvents(
+            @PathVariable long id,
+            @RequestParam(defaultValue = "1000") long everyMs,
             @RequestParam(defaultValue = "0") long slowMs) {
         return events -> {
-            events.send(ServerSentEvent.<BalanceEvent>builder().comment("balance of account " + id).build());
+            events.send(ServerSentEvent.<BalanceEvent>builder()
+                    .comment("balance of account " + id)
+                    .build());
             for (long n = 1; ; n++) {
                 AccountService.AccountView account = slowMs > 0 ? accounts.findSlowly(id, slowMs) : accounts.find(id);
-                String viewer = SecurityContextHolder.getContext().getAuthentication().getName();
-                events.send(ServerSentEvent.builder(new BalanceEvent(account, viewer)).id(Long.toString(n)).event("balance").build());
+                String viewer =
+                        SecurityContextHolder.getContext().getAuthentication().getName();
+                events.send(ServerSentEvent.builder(new BalanceEvent(account, viewer))
+                        .id(Long.toString(n))
+                        .event("balance")
+                        .build());
                 balanceEvents.increment();
                 Coroutines.sleep(Duration.ofMillis(everyMs));
             }
@@ -69,7 +76,8 @@ class StreamingController {
     /** Every account as CSV, a page at a time; for admins. */
     @GetMapping(path = "/accounts/export.csv", produces = "text/csv")
     ResponseEntity<StreamingResponseBody> exportCsv() {
-        return ResponseEntity.ok().header(HttpHeaders.CONTENT_DISPOSITION, "attachment; filename=\"accounts.csv\"")
+        return ResponseEntity.ok()
+                .header(HttpHeaders.CONTENT_DISPOSITION, "attachment; filename=\"accounts.csv\"")
                 .body(out -> {
                     Writer csv = new OutputStreamWriter(out, StandardCharsets.UTF_8);
                     csv.write("id,owner,balance_cents\n");
@@ -112,7 +120,8 @@ class StreamingController {
             if ("note".equals(part.name())) {
                 note = part.value();
             } else if ("file".equals(part.name())) {
-                try (BufferedReader lines = new BufferedReader(new InputStreamReader(part.inputStream(), StandardCharsets.UTF_8))) {
+                try (BufferedReader lines =
+                        new BufferedReader(new InputStreamReader(part.inputStream(), StandardCharsets.UTF_8))) {
                     String line;
                     while ((line = lines.readLine()) != null) {
                         String[] f = line.split(",", 3);
@@ -136,16 +145,15 @@ class StreamingController {
             crc.update(buffer, 0, n);
             size += n;
         }
-        return new DocumentReceipt(size, Long.toHexString(crc.getValue()),
+        return new DocumentReceipt(
+                size,
+                Long.toHexString(crc.getValue()),
                 SecurityContextHolder.getContext().getAuthentication().getName());
     }
 
-    record BalanceEvent(AccountService.AccountView account, String viewer) {
-    }
+    record BalanceEvent(AccountService.AccountView account, String viewer) {}
 
-    record ImportResult(int deposits, String note) {
-    }
+    record ImportResult(int deposits, String note) {}
 
-    record DocumentReceipt(long size, String crc32c, String uploadedBy) {
-    }
+    record DocumentReceipt(long size, String crc32c, String uploadedBy) {}
 }

@@ -12,8 +12,10 @@ import java.util.Base64;
 /** The sample service's API over HTTP/1.1, with HTTP basic or bearer credentials. */
 final class Api {
 
-    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(10)).build();
+    private final HttpClient client = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(10))
+            .build();
     private final String base;
 
     Api(int port) {
@@ -37,8 +39,10 @@ final class Api {
         return get(path, null);
     }
 
-    HttpResponse<String> postJson(String path, String authorization, String json) throws IOException, InterruptedException {
-        HttpRequest.Builder b = request(path, authorization).header("Content-Type", "application/json")
+    HttpResponse<String> postJson(String path, String authorization, String json)
+            throws IOException, InterruptedException {
+        HttpRequest.Builder b = request(path, authorization)
+                .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(json));
         return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }

@@ -1,23 +1,13 @@
 package io.cosched.sample;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.cosched.IOManager;
 import io.cosched.jdbc.LoopBoundDataSource;
 import io.cosched.spring.web.CoschedWebStats;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
-import org.junit.jupiter.api.extension.ExtendWith;
-import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.system.CapturedOutput;
-import org.springframework.boot.test.system.OutputCaptureExtension;
-import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
-
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -38,9 +28,18 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
 
 /**
  * Clients that leave in the middle of a query, requests that time out in one, and a PostgreSQL restart,
@@ -48,11 +47,19 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * and cosched adds nothing to the log. Skipped without a server ({@code .ci/run} starts one); the same
  * rules are tested one by one in {@code CoschedJdbcAutoConfigurationTest} and {@code ShieldTest}.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
-        "cosched.io.threads=2", "sample.password-encoding=noop", "cosched.web.request-timeout=1s",
-        "spring.datasource.hikari.maximum-pool-size=8", "spring.datasource.hikari.minimum-idle=8",
-        "cosched.jdbc.cancel-statements-after=500ms"})
-@EnabledIfEnvironmentVariable(named = "COSCHED_TEST_POSTGRES_URL", matches = ".+",
+@SpringBootTest(
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = {
+            "cosched.io.threads=2",
+            "sample.password-encoding=noop",
+            "cosched.web.request-timeout=1s",
+            "spring.datasource.hikari.maximum-pool-size=8",
+            "spring.datasource.hikari.minimum-idle=8",
+            "cosched.jdbc.cancel-statements-after=500ms"
+        })
+@EnabledIfEnvironmentVariable(
+        named = "COSCHED_TEST_POSTGRES_URL",
+        matches = ".+",
         disabledReason = "no PostgreSQL server: set COSCHED_TEST_POSTGRES_URL (bash .ci/run starts one)")
 @ExtendWith(OutputCaptureExtension.class)
 @Timeout(180)
@@ -106,11 +113,15 @@ class DisconnectsAndRestartsTest {
             await(() -> stats.inFlight() == 0 && io.stats().coroutines() == 0, () -> stats + " " + io.stats());
         }
         assertThat(stats.cancelled() - cancelled).isEqualTo(160);
-        assertThat(dataSource.interruptsDeferred()).as("handlers inside a statement when their client left").isPositive();
+        assertThat(dataSource.interruptsDeferred())
+                .as("handlers inside a statement when their client left")
+                .isPositive();
         assertThat(connectionsCreated()).as("no connection replaced").isEqualTo(created);
         assertThat(backends()).as("the very same connections").isEqualTo(backends);
         assertThat(new Api(port).get("/api/accounts/3", BASIC).statusCode()).isEqualTo(200);
-        assertThat(output.toString().substring(logged)).as("the log during the storms").doesNotContain(" WARN ", " ERROR ");
+        assertThat(output.toString().substring(logged))
+                .as("the log during the storms")
+                .doesNotContain(" WARN ", " ERROR ");
     }
 
     /** Also in fallback mode: the producers of streamed responses whose clients leave, caught inside a statement. */
@@ -140,7 +151,9 @@ class DisconnectsAndRestartsTest {
         }
         await(() -> stats.inFlight() == 0 && io.stats().coroutines() == 0, () -> stats + " " + io.stats());
         assertThat(stats.cancelled() - cancelled).isEqualTo(16);
-        assertThat(dataSource.interruptsDeferred() - deferred).as("producers inside a statement when their client left").isPositive();
+        assertThat(dataSource.interruptsDeferred() - deferred)
+                .as("producers inside a statement when their client left")
+                .isPositive();
         assertThat(connectionsCreated()).as("no connection replaced").isEqualTo(created);
         assertThat(backends()).as("the very same connections").isEqualTo(backends);
         assertThat(output.toString().substring(logged)).as("the log").doesNotContain(" WARN ", " ERROR ");
@@ -156,7 +169,9 @@ class DisconnectsAndRestartsTest {
         HttpResponse<String> r = new Api(port).get("/api/accounts/1/slow?ms=20000", BASIC);
         assertThat(r.statusCode()).isEqualTo(503);
         assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)).isLessThan(5000);
-        await(() -> dataSource.statementsCancelled() == cancelledBefore + 1, () -> "cancelled " + dataSource.statementsCancelled());
+        await(
+                () -> dataSource.statementsCancelled() == cancelledBefore + 1,
+                () -> "cancelled " + dataSource.statementsCancelled());
         await(() -> io.stats().coroutines() == 0, () -> io.stats().toString());
         assertThat(connectionsCreated()).isEqualTo(created);
         assertThat(backends()).isEqualTo(backends);
@@ -186,7 +201,9 @@ class DisconnectsAndRestartsTest {
             }));
         }
         Thread.sleep(1000); // load is on before the fault; the clients run for a fixed 8 s whatever happens
-        Process p = new ProcessBuilder("sh", "-c", restart).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder("sh", "-c", restart)
+                .redirectErrorStream(true)
+                .start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(p.exitValue()).as(out).isZero();
@@ -201,9 +218,11 @@ class DisconnectsAndRestartsTest {
         // Hibernate logs each failed statement and Spring Boot each 500 (with its stack), as without cosched.
         // Boot logs those 500s on the loop, and a loop that waits long for a busy console appender is a stall
         // the watchdog rightly reports (seen once in CI): that line is about the logging, not the restart.
-        assertThat(log.lines().filter(l -> l.contains(" WARN ") || l.contains(" ERROR "))
-                .filter(l -> !l.contains("has been stuck for") && !l.contains("moves again after")))
-                .as("warnings and errors of cosched's loggers").noneMatch(l -> l.matches(".*\\] (i\\.c\\.|io\\.cosched).*"));
+        assertThat(log.lines()
+                        .filter(l -> l.contains(" WARN ") || l.contains(" ERROR "))
+                        .filter(l -> !l.contains("has been stuck for") && !l.contains("moves again after")))
+                .as("warnings and errors of cosched's loggers")
+                .noneMatch(l -> l.matches(".*\\] (i\\.c\\.|io\\.cosched).*"));
         assertThat(log).as("no connection broken by an interrupt").doesNotContain("Closed by interrupt");
     }
 
@@ -228,8 +247,10 @@ class DisconnectsAndRestartsTest {
     /** The server processes of the service's connections. */
     private static Set<Integer> backends() throws Exception {
         Set<Integer> pids = new TreeSet<>();
-        try (Connection c = DriverManager.getConnection(URL, USER, PASSWORD); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT pid FROM pg_stat_activity WHERE application_name = '" + APP + "'")) {
+        try (Connection c = DriverManager.getConnection(URL, USER, PASSWORD);
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery("SELECT pid FROM pg_stat_activity WHERE application_name = '" + APP + "'")) {
             while (rs.next()) {
                 pids.add(rs.getInt(1));
             }
@@ -238,7 +259,9 @@ class DisconnectsAndRestartsTest {
     }
 
     private long connectionsCreated() {
-        return meters.find("hikaricp.connections.creation").timers().stream().mapToLong(Timer::count).sum();
+        return meters.find("hikaricp.connections.creation").timers().stream()
+                .mapToLong(Timer::count)
+                .sum();
     }
 
     private Socket send(String path) throws IOException {

@@ -1,10 +1,17 @@
 package io.cosched.sample;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.opentelemetry.context.Context;
 import io.opentelemetry.sdk.trace.ReadWriteSpan;
 import io.opentelemetry.sdk.trace.ReadableSpan;
 import io.opentelemetry.sdk.trace.SpanProcessor;
 import io.opentelemetry.sdk.trace.data.SpanData;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -14,14 +21,6 @@ import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
 
-import java.net.http.HttpResponse;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.time.Duration;
-import java.util.Objects;
-
-import static org.assertj.core.api.Assertions.assertThat;
-
 /**
  * Fan-out inside the service's requests ({@code GET /api/accounts/{id}/overview}: two transactions at once in a
  * {@code TaskScope}), with its own security (HTTP basic, {@code @PreAuthorize} on the service) and tracing on
@@ -29,9 +28,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * with the caller's authentication, is a span whose parent is the request's, and a failure in a subtask is answered
  * as the same failure in the handler would be.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"cosched.io.threads=1", "spring.datasource.url=jdbc:h2:mem:fanout;DB_CLOSE_DELAY=-1",
-                "management.tracing.sampling.probability=1.0"},
+@SpringBootTest(
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = {
+            "cosched.io.threads=1",
+            "spring.datasource.url=jdbc:h2:mem:fanout;DB_CLOSE_DELAY=-1",
+            "management.tracing.sampling.probability=1.0"
+        },
         classes = {SampleService.class, FanOutInRequestsTest.Spans.class})
 @Timeout(120)
 class FanOutInRequestsTest {
@@ -57,8 +60,13 @@ class FanOutInRequestsTest {
         SpanData request = awaitSpan("http get /api/accounts/{id}/overview");
         // the handler runs inside Spring Security's "secured request" observation: the span current in the handler
         SpanData handler = awaitSpan("secured request");
-        List<SpanData> forks = Spans.ended.stream().filter(s -> s.getName().equals("fork overview")).toList();
-        String tree = Spans.ended.stream().map(s -> s.getName() + " " + s.getSpanId() + " <- " + s.getParentSpanId()).toList().toString();
+        List<SpanData> forks = Spans.ended.stream()
+                .filter(s -> s.getName().equals("fork overview"))
+                .toList();
+        String tree = Spans.ended.stream()
+                .map(s -> s.getName() + " " + s.getSpanId() + " <- " + s.getParentSpanId())
+                .toList()
+                .toString();
         assertThat(handler.getTraceId()).as(tree).isEqualTo(request.getTraceId());
         assertThat(forks).as(tree).hasSize(2).allSatisfy(f -> {
             assertThat(f.getTraceId()).isEqualTo(request.getTraceId());
@@ -67,8 +75,11 @@ class FanOutInRequestsTest {
         });
         // each subtask's @PreAuthorize check ran in it, as the caller
         List<String> forkIds = forks.stream().map(SpanData::getSpanId).toList();
-        assertThat(Spans.ended.stream().filter(s -> s.getName().equals("authorize method")).map(SpanData::getParentSpanId))
-                .as(tree).containsExactlyInAnyOrderElementsOf(forkIds);
+        assertThat(Spans.ended.stream()
+                        .filter(s -> s.getName().equals("authorize method"))
+                        .map(SpanData::getParentSpanId))
+                .as(tree)
+                .containsExactlyInAnyOrderElementsOf(forkIds);
     }
 
     @Test
@@ -85,8 +96,14 @@ class FanOutInRequestsTest {
 
     /** The request's span ends as its response goes out, maybe after the client has read it. */
     private static SpanData awaitSpan(String name) {
-        return Awaitility.await().atMost(Duration.ofSeconds(10)).until(
-                () -> Spans.ended.stream().filter(s -> s.getName().equals(name)).findFirst().orElse(null), Objects::nonNull);
+        return Awaitility.await()
+                .atMost(Duration.ofSeconds(10))
+                .until(
+                        () -> Spans.ended.stream()
+                                .filter(s -> s.getName().equals(name))
+                                .findFirst()
+                                .orElse(null),
+                        Objects::nonNull);
     }
 
     /** Keeps every ended span, as an exporter would see it. */
@@ -98,8 +115,7 @@ class FanOutInRequestsTest {
         SpanProcessor keepEndedSpans() {
             return new SpanProcessor() {
                 @Override
-                public void onStart(Context parentContext, ReadWriteSpan span) {
-                }
+                public void onStart(Context parentContext, ReadWriteSpan span) {}
 
                 @Override
                 public boolean isStartRequired() {

@@ -1,7 +1,13 @@
 package io.cosched.sample;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.cosched.IOManager;
 import io.cosched.jdbc.LoopBoundDataSource;
+import java.net.http.HttpResponse;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
@@ -11,13 +17,6 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
-import javax.sql.DataSource;
-import java.net.http.HttpResponse;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-
-import static org.assertj.core.api.Assertions.assertThat;
-
 /**
  * Spring Data JPA and Hibernate in {@code @Transactional} services called from coroutine handlers, on
  * the per-loop PostgreSQL pools: a commit stays, a rollback leaves nothing, a lazy collection loads
@@ -25,10 +24,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  * own loops (two loops, so a wake-up from the other loop or any other thread would count as remote).
  * Skipped without a server ({@code .ci/run} starts one).
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
-        "cosched.io.threads=2", "sample.password-encoding=noop",
-        "spring.datasource.hikari.maximum-pool-size=4", "spring.datasource.hikari.minimum-idle=4"})
-@EnabledIfEnvironmentVariable(named = "COSCHED_TEST_POSTGRES_URL", matches = ".+",
+@SpringBootTest(
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = {
+            "cosched.io.threads=2", "sample.password-encoding=noop",
+            "spring.datasource.hikari.maximum-pool-size=4", "spring.datasource.hikari.minimum-idle=4"
+        })
+@EnabledIfEnvironmentVariable(
+        named = "COSCHED_TEST_POSTGRES_URL",
+        matches = ".+",
         disabledReason = "no PostgreSQL server: set COSCHED_TEST_POSTGRES_URL (bash .ci/run starts one)")
 @Timeout(120)
 class JpaOnTheLoopTest {
@@ -40,8 +44,12 @@ class JpaOnTheLoopTest {
     @DynamicPropertySource
     static void postgres(DynamicPropertyRegistry registry) {
         registry.add("spring.datasource.url", () -> URL);
-        registry.add("spring.datasource.username", () -> System.getenv().getOrDefault("COSCHED_TEST_POSTGRES_USER", "cosched"));
-        registry.add("spring.datasource.password", () -> System.getenv().getOrDefault("COSCHED_TEST_POSTGRES_PASSWORD", "cosched"));
+        registry.add(
+                "spring.datasource.username",
+                () -> System.getenv().getOrDefault("COSCHED_TEST_POSTGRES_USER", "cosched"));
+        registry.add(
+                "spring.datasource.password",
+                () -> System.getenv().getOrDefault("COSCHED_TEST_POSTGRES_PASSWORD", "cosched"));
     }
 
     @LocalServerPort
@@ -67,26 +75,36 @@ class JpaOnTheLoopTest {
 
         int rounds = 20;
         for (int i = 0; i < rounds; i++) {
-            HttpResponse<String> committed = api.postJson("/api/accounts/" + account + "/deposits", ADMIN,
+            HttpResponse<String> committed = api.postJson(
+                    "/api/accounts/" + account + "/deposits",
+                    ADMIN,
                     "{\"cents\": 5, \"reference\": \"ok-" + run + "-" + i + "\"}");
             assertThat(committed.statusCode()).as(committed.body()).isEqualTo(200);
-            HttpResponse<String> rejected = api.postJson("/api/accounts/" + account + "/deposits", ADMIN,
+            HttpResponse<String> rejected = api.postJson(
+                    "/api/accounts/" + account + "/deposits",
+                    ADMIN,
                     "{\"cents\": 1000, \"reference\": \"rollback-" + run + "-" + i + "\"}");
             assertThat(rejected.statusCode()).as(rejected.body()).isEqualTo(422);
             HttpResponse<String> statement = api.get("/api/accounts/" + account + "/statement", ADMIN);
             assertThat(statement.statusCode()).isEqualTo(200);
             // the lazy collection, loaded inside the transaction: every committed deposit, no rejected one
-            assertThat(statement.body()).contains("\"ok-" + run + "-" + i + "\"").doesNotContain("rollback-" + run);
+            assertThat(statement.body())
+                    .contains("\"ok-" + run + "-" + i + "\"")
+                    .doesNotContain("rollback-" + run);
         }
         assertThat(balance(api.get("/api/accounts/" + account, ADMIN))).isEqualTo(before + 5L * rounds);
 
         long localDelta = io.stats().localWakeups() - local;
         long remoteDelta = io.stats().remoteWakeups() - remote;
         // each request runs several statements (select, insert, update, commit or rollback): each answer a wake-up
-        assertThat(localDelta).as("local wake-ups over %d requests", 3 * rounds).isGreaterThanOrEqualTo(3L * rounds * 2);
+        assertThat(localDelta)
+                .as("local wake-ups over %d requests", 3 * rounds)
+                .isGreaterThanOrEqualTo(3L * rounds * 2);
         // HikariCP's own thread may hand a connection to a coroutine waiting in its pool now and then:
         // answers resumed by another thread would show as hundreds
-        assertThat(remoteDelta).as("remote wake-ups against %d local", localDelta).isLessThanOrEqualTo(localDelta / 50);
+        assertThat(remoteDelta)
+                .as("remote wake-ups against %d local", localDelta)
+                .isLessThanOrEqualTo(localDelta / 50);
         assertThat(dataSource).isInstanceOf(LoopBoundDataSource.class);
         assertThat(((LoopBoundDataSource) dataSource).pools()).hasSize(2);
     }

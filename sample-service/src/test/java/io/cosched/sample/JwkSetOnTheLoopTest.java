@@ -1,7 +1,17 @@
 package io.cosched.sample;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.sun.net.httpserver.HttpServer;
 import io.cosched.spring.web.CoschedWebStats;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -11,24 +21,14 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
-import java.io.IOException;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.time.Instant;
-import java.util.concurrent.atomic.AtomicInteger;
-
-import static org.assertj.core.api.Assertions.assertThat;
-
 /**
  * JWT bearer tokens checked against keys from a {@code jwk-set-uri}, the common resource-server setup: Spring
  * Security fetches the key set with a {@code WebClient} of its own, not built from Spring Boot's builder. With cosched
  * that client runs on the loops too: the request that waits for the key set goes on from its own loop (no off-loop
  * hand-off), and no Reactor Netty thread ({@code reactor-http-*}) ever starts. One event loop.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@SpringBootTest(
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {"cosched.io.threads=1", "spring.datasource.url=jdbc:h2:mem:jwks;DB_CLOSE_DELAY=-1"},
         classes = SampleService.class)
 @Timeout(120)
@@ -51,7 +51,8 @@ class JwkSetOnTheLoopTest {
             }
         });
         keys.start();
-        registry.add("spring.security.oauth2.resourceserver.jwt.jwk-set-uri",
+        registry.add(
+                "spring.security.oauth2.resourceserver.jwt.jwk-set-uri",
                 () -> "http://127.0.0.1:" + keys.getAddress().getPort() + "/jwks");
     }
 
@@ -74,11 +75,16 @@ class JwkSetOnTheLoopTest {
         for (int i = 0; i < 3; i++) {
             HttpResponse<String> r = api.get("/api/me", Api.bearer(token));
             assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-            assertThat(r.body()).contains("\"name\":\"erin\"").containsPattern("\"thread\":\"VirtualThread\\[#\\d+\\]/runnable@cosched-io-0\"");
+            assertThat(r.body())
+                    .contains("\"name\":\"erin\"")
+                    .containsPattern("\"thread\":\"VirtualThread\\[#\\d+\\]/runnable@cosched-io-0\"");
         }
         assertThat(fetched.get()).as("the key set was fetched").isPositive();
-        assertThat(stats.offLoop() - offLoop).as("requests that went on from another thread").isZero();
-        assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName)
+        assertThat(stats.offLoop() - offLoop)
+                .as("requests that went on from another thread")
+                .isZero();
+        assertThat(Thread.getAllStackTraces().keySet())
+                .extracting(Thread::getName)
                 .noneMatch(name -> name.startsWith("reactor-http-"));
     }
 }

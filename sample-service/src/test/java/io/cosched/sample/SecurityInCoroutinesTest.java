@@ -1,8 +1,19 @@
 package io.cosched.sample;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.cosched.Coroutines;
 import io.cosched.IOManager;
 import io.cosched.spring.web.CoschedWebStats;
+import java.net.http.HttpResponse;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -14,18 +25,6 @@ import org.springframework.security.core.context.SecurityContextHolder;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
-import java.net.http.HttpResponse;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
-
 /**
  * Spring Security in coroutine handlers, with the service's own configuration (HTTP basic with bcrypt,
  * JWT bearer tokens, {@code @PreAuthorize} on a blocking {@code @Transactional} service, Spring Data
@@ -33,7 +32,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * security allows and denies as it should, and nothing is left behind on a loop. One event loop, so
  * every request shares it.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@SpringBootTest(
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {"cosched.io.threads=1", "spring.datasource.url=jdbc:h2:mem:security;DB_CLOSE_DELAY=-1"},
         classes = {SampleService.class, SecurityInCoroutinesTest.PasswordCheckThreads.class})
 @Timeout(120)
@@ -68,7 +68,8 @@ class SecurityInCoroutinesTest {
     void blockingCodeInTheHandlerSeesTheAuthenticatedUserInSecurityContextHolder() throws Exception {
         HttpResponse<String> r = api.get("/api/me", USER);
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-        assertThat(r.body()).contains("\"name\":\"user\"", "\"authorities\":[\"ROLE_USER\"]", "\"principal\":\"user\"")
+        assertThat(r.body())
+                .contains("\"name\":\"user\"", "\"authorities\":[\"ROLE_USER\"]", "\"principal\":\"user\"")
                 .containsPattern("\"thread\":\"VirtualThread\\[#\\d+\\]/runnable@cosched-io-0\"");
     }
 
@@ -93,7 +94,8 @@ class SecurityInCoroutinesTest {
         HttpResponse<String> none = api.get("/api/accounts/1");
         assertThat(none.statusCode()).isEqualTo(401);
         assertThat(none.headers().firstValue("WWW-Authenticate")).isPresent();
-        assertThat(api.get("/api/accounts/1", Api.basic("user", "wrong")).statusCode()).isEqualTo(401);
+        assertThat(api.get("/api/accounts/1", Api.basic("user", "wrong")).statusCode())
+                .isEqualTo(401);
     }
 
     @Test
@@ -113,28 +115,38 @@ class SecurityInCoroutinesTest {
         assertThat(api.get("/api/admin/report", Api.bearer(dave)).statusCode()).isEqualTo(403);
         assertThat(api.get("/api/me", Api.bearer(dave)).body()).contains("\"name\":\"dave\"", "\"ROLE_USER\"");
         String expired = TOKENS.token("carol", Instant.now().minusSeconds(300), "ADMIN");
-        assertThat(api.get("/api/admin/report", Api.bearer(expired)).statusCode()).isEqualTo(401);
-        assertThat(api.get("/api/admin/report", Api.bearer(Tokens.forged("carol", "ADMIN"))).statusCode()).isEqualTo(401);
+        assertThat(api.get("/api/admin/report", Api.bearer(expired)).statusCode())
+                .isEqualTo(401);
+        assertThat(api.get("/api/admin/report", Api.bearer(Tokens.forged("carol", "ADMIN")))
+                        .statusCode())
+                .isEqualTo(401);
     }
 
     @Test
     void validationAuditingAndRollbackWorkInTheCoroutine() throws Exception {
-        HttpResponse<String> invalid = api.postJson("/api/accounts/7/deposits", ADMIN, "{\"cents\":-5,\"reference\":\"\"}");
+        HttpResponse<String> invalid =
+                api.postJson("/api/accounts/7/deposits", ADMIN, "{\"cents\":-5,\"reference\":\"\"}");
         assertThat(invalid.statusCode()).isEqualTo(400);
-        assertThat(invalid.body()).contains("\"cents\":\"must be greater than 0\"", "\"reference\":\"must not be blank\"");
+        assertThat(invalid.body())
+                .contains("\"cents\":\"must be greater than 0\"", "\"reference\":\"must not be blank\"");
 
-        HttpResponse<String> ok = api.postJson("/api/accounts/7/deposits", ADMIN, "{\"cents\":250,\"reference\":\"first\"}");
+        HttpResponse<String> ok =
+                api.postJson("/api/accounts/7/deposits", ADMIN, "{\"cents\":250,\"reference\":\"first\"}");
         assertThat(ok.statusCode()).as(ok.body()).isEqualTo(200);
         assertThat(ok.body()).contains("\"balanceCents\":250", "\"lastModifiedBy\":\"admin\"");
 
-        HttpResponse<String> rejected = api.postJson("/api/accounts/7/deposits", ADMIN, "{\"cents\":100,\"reference\":\"rollback-me\"}");
+        HttpResponse<String> rejected =
+                api.postJson("/api/accounts/7/deposits", ADMIN, "{\"cents\":100,\"reference\":\"rollback-me\"}");
         assertThat(rejected.statusCode()).isEqualTo(422);
         HttpResponse<String> statement = api.get("/api/accounts/7/statement", USER);
-        assertThat(statement.body()).as("rolled back: balance and deposits as before")
+        assertThat(statement.body())
+                .as("rolled back: balance and deposits as before")
                 .contains("\"balanceCents\":250", "\"deposits\":[{\"cents\":250,\"reference\":\"first\"}]");
 
-        assertThat(api.postJson("/api/accounts/7/deposits", USER, "{\"cents\":1,\"reference\":\"x\"}").statusCode())
-                .as("a user may not deposit").isEqualTo(403);
+        assertThat(api.postJson("/api/accounts/7/deposits", USER, "{\"cents\":1,\"reference\":\"x\"}")
+                        .statusCode())
+                .as("a user may not deposit")
+                .isEqualTo(403);
     }
 
     @Test
@@ -165,11 +177,19 @@ class SecurityInCoroutinesTest {
             clients.shutdownNow();
         }
         CompletableFuture<Authentication> onLoop = new CompletableFuture<>();
-        io.eventLoop(0).execute(() -> onLoop.complete(SecurityContextHolder.getContext().getAuthentication()));
-        assertThat(onLoop.get(10, TimeUnit.SECONDS)).as("the loop thread's own holder").isNull();
+        io.eventLoop(0)
+                .execute(
+                        () -> onLoop.complete(SecurityContextHolder.getContext().getAuthentication()));
+        assertThat(onLoop.get(10, TimeUnit.SECONDS))
+                .as("the loop thread's own holder")
+                .isNull();
         CompletableFuture<Authentication> onCompute = new CompletableFuture<>();
-        Coroutines.computePool().execute(() -> onCompute.complete(SecurityContextHolder.getContext().getAuthentication()));
-        assertThat(onCompute.get(10, TimeUnit.SECONDS)).as("a compute thread's holder").isNull();
+        Coroutines.computePool()
+                .execute(() ->
+                        onCompute.complete(SecurityContextHolder.getContext().getAuthentication()));
+        assertThat(onCompute.get(10, TimeUnit.SECONDS))
+                .as("a compute thread's holder")
+                .isNull();
     }
 
     /** Records where Spring Security checks passwords, around the service's own encoder. */
@@ -210,12 +230,18 @@ class SecurityInCoroutinesTest {
             assertThat(api.get("/api/public/me").statusCode()).isEqualTo(200);
             assertThat(api.get("/api/me", carol).statusCode()).isEqualTo(200);
         }
-        assertThat(stats.offLoop() - before).as("no session made two hops away, a JWT checked on the loop").isZero();
+        assertThat(stats.offLoop() - before)
+                .as("no session made two hops away, a JWT checked on the loop")
+                .isZero();
         for (int i = 0; i < 5; i++) {
             HttpResponse<String> r = api.get("/api/me", USER);
             assertThat(r.body()).contains("@cosched-io-0");
         }
-        assertThat(stats.offLoop() - before).as("bcrypt on the compute pool, then back to the loop").isEqualTo(5);
-        assertThat(PasswordCheckThreads.THREADS).as("where the passwords were checked").containsExactly("cosched-compute-N");
+        assertThat(stats.offLoop() - before)
+                .as("bcrypt on the compute pool, then back to the loop")
+                .isEqualTo(5);
+        assertThat(PasswordCheckThreads.THREADS)
+                .as("where the passwords were checked")
+                .containsExactly("cosched-compute-N");
     }
 }

@@ -1,20 +1,11 @@
 package io.cosched.sample;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.cosched.IOManager;
 import io.cosched.spring.web.CoschedWebStats;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.channel.ChannelOption;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.reactor.netty.NettyServerCustomizer;
-import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.context.TestConfiguration;
-import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.context.annotation.Bean;
-
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -38,8 +29,16 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.CRC32C;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.reactor.netty.NettyServerCustomizer;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Bean;
 
 /**
  * The service's streaming features as its clients use them, behind its Spring Security (HTTP basic, method
@@ -47,9 +46,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * nothing; a client that leaves; exports as CSV and JSON lines; a multipart CSV upload; a 1 GiB document in bounded
  * memory. The server's send buffers are small, as on a busy host, so that a slow client's window fills quickly.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"sample.password-encoding=noop", "spring.datasource.url=jdbc:h2:mem:streaming;DB_CLOSE_DELAY=-1",
-                "spring.webflux.multipart.max-disk-usage-per-part=1MB"},
+@SpringBootTest(
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = {
+            "sample.password-encoding=noop",
+            "spring.datasource.url=jdbc:h2:mem:streaming;DB_CLOSE_DELAY=-1",
+            "spring.webflux.multipart.max-disk-usage-per-part=1MB"
+        },
         classes = {SampleService.class, StreamingServiceTest.SmallSendBuffers.class})
 @Tag("both-modes")
 @Timeout(180)
@@ -78,7 +81,8 @@ class StreamingServiceTest {
     @Autowired
     MeterRegistry meters;
 
-    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private final HttpClient client =
+            HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     @AfterEach
     void nothingLeftRunning() {
@@ -112,7 +116,8 @@ class StreamingServiceTest {
                 long account = c % 50 + 1;
                 read.add(pool.submit(() -> {
                     // one event a second from a producer that could send a thousand: it must wait for the client
-                    try (Events events = new Events(port, "/api/accounts/" + account + "/balance-events?everyMs=1", USER)) {
+                    try (Events events =
+                            new Events(port, "/api/accounts/" + account + "/balance-events?everyMs=1", USER)) {
                         assertThat(events.status).isEqualTo(200);
                         long last = 0;
                         for (int s = 0; s < seconds; s++) {
@@ -136,9 +141,11 @@ class StreamingServiceTest {
             double produced = meters.counter("sample.balance.events").count() - before;
             // unparked, the producers would have sent ~1,000 a second each; parked, what the clients read plus the
             // small socket buffers' and Reactor Netty's window
-            assertThat(produced).as("events produced for %d clients over %d s", clients, seconds)
+            assertThat(produced)
+                    .as("events produced for %d clients over %d s", clients, seconds)
                     .isLessThan(clients * 400.0);
-            assertThat(heapAtEnd - heapAtStart).as("live heap growth while %d slow clients streamed", clients)
+            assertThat(heapAtEnd - heapAtStart)
+                    .as("live heap growth while %d slow clients streamed", clients)
                     .isLessThan(16L << 20);
         } finally {
             pool.shutdownNow();
@@ -158,18 +165,25 @@ class StreamingServiceTest {
 
     @Test
     void theCsvExportIsADownloadForAdminsOnly() throws Exception {
-        HttpResponse<String> r = client.send(request("/api/accounts/export.csv", ADMIN).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r =
+                client.send(request("/api/accounts/export.csv", ADMIN).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).isEqualTo(200);
         assertThat(r.headers().firstValue("Content-Disposition")).hasValue("attachment; filename=\"accounts.csv\"");
         assertThat(r.body().lines()).hasSize(1001).first().isEqualTo("id,owner,balance_cents");
         assertThat(r.body()).contains("\n1000,owner-1000,");
-        HttpResponse<String> user = client.send(request("/api/accounts/export.csv", USER).build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(user.statusCode()).as("method security in the producer, before its first byte").isEqualTo(403);
+        HttpResponse<String> user =
+                client.send(request("/api/accounts/export.csv", USER).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(user.statusCode())
+                .as("method security in the producer, before its first byte")
+                .isEqualTo(403);
     }
 
     @Test
     void theJsonLinesExportHasALinePerAccount() throws Exception {
-        HttpResponse<String> r = client.send(request("/api/accounts/export", ADMIN).header("Accept", "application/x-ndjson").build(),
+        HttpResponse<String> r = client.send(
+                request("/api/accounts/export", ADMIN)
+                        .header("Accept", "application/x-ndjson")
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).isEqualTo(200);
         assertThat(r.body().lines()).hasSize(1000).allSatisfy(l -> assertThat(l).startsWith("{\"id\":"));
@@ -184,18 +198,34 @@ class StreamingServiceTest {
         String body = "--B\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\nNovember batch\r\n"
                 + "--B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"deposits.csv\"\r\nContent-Type: text/csv\r\n\r\n"
                 + csv + "\r\n--B--\r\n";
-        HttpResponse<String> r = client.send(request("/api/deposits/import", ADMIN).header("Content-Type", "multipart/form-data; boundary=B")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = client.send(
+                request("/api/deposits/import", ADMIN)
+                        .header("Content-Type", "multipart/form-data; boundary=B")
+                        .POST(HttpRequest.BodyPublishers.ofString(body))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
         assertThat(r.body()).isEqualTo("{\"deposits\":50,\"note\":\"November batch\"}");
-        assertThat(new Api(port).get("/api/accounts/925", ADMIN).body()).contains("\"balanceCents\":100", "\"lastModifiedBy\":\"admin\"");
-        HttpResponse<String> user = client.send(request("/api/deposits/import", USER).header("Content-Type", "multipart/form-data; boundary=B")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(new Api(port).get("/api/accounts/925", ADMIN).body())
+                .contains("\"balanceCents\":100", "\"lastModifiedBy\":\"admin\"");
+        HttpResponse<String> user = client.send(
+                request("/api/deposits/import", USER)
+                        .header("Content-Type", "multipart/form-data; boundary=B")
+                        .POST(HttpRequest.BodyPublishers.ofString(body))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         assertThat(user.statusCode()).isEqualTo(403);
-        String big = "--B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"big.csv\"\r\n\r\n" + "x".repeat(2_000_000) + "\r\n--B--\r\n";
-        HttpResponse<String> tooBig = client.send(request("/api/deposits/import", ADMIN).header("Content-Type", "multipart/form-data; boundary=B")
-                .POST(HttpRequest.BodyPublishers.ofString(big)).build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(tooBig.statusCode()).as("over spring.webflux.multipart.max-disk-usage-per-part").isEqualTo(413);
+        String big = "--B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"big.csv\"\r\n\r\n"
+                + "x".repeat(2_000_000) + "\r\n--B--\r\n";
+        HttpResponse<String> tooBig = client.send(
+                request("/api/deposits/import", ADMIN)
+                        .header("Content-Type", "multipart/form-data; boundary=B")
+                        .POST(HttpRequest.BodyPublishers.ofString(big))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(tooBig.statusCode())
+                .as("over spring.webflux.multipart.max-disk-usage-per-part")
+                .isEqualTo(413);
     }
 
     @Test
@@ -237,20 +267,28 @@ class StreamingServiceTest {
                 return n;
             }
         };
-        HttpResponse<String> r = client.send(request("/api/documents", USER).header("Content-Type", "application/octet-stream")
-                .POST(HttpRequest.BodyPublishers.ofInputStream(() -> body)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = client.send(
+                request("/api/documents", USER)
+                        .header("Content-Type", "application/octet-stream")
+                        .POST(HttpRequest.BodyPublishers.ofInputStream(() -> body))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-        assertThat(r.body()).isEqualTo("{\"size\":" + size + ",\"crc32c\":\"" + Long.toHexString(expected.getValue())
-                + "\",\"uploadedBy\":\"user\"}");
+        assertThat(r.body())
+                .isEqualTo("{\"size\":" + size + ",\"crc32c\":\"" + Long.toHexString(expected.getValue())
+                        + "\",\"uploadedBy\":\"user\"}");
         for (long h : heapDuring) {
-            assertThat(h - heapBefore).as("live heap growth during a 1 GiB upload (client and server)").isLessThan(64L << 20);
+            assertThat(h - heapBefore)
+                    .as("live heap growth during a 1 GiB upload (client and server)")
+                    .isLessThan(64L << 20);
         }
     }
 
     // ---- helpers
 
     private HttpRequest.Builder request(String path, String authorization) {
-        return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(120))
+        return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(120))
                 .header("Authorization", authorization);
     }
 
@@ -260,7 +298,8 @@ class StreamingServiceTest {
         return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
     }
 
-    private static void await(java.util.function.BooleanSupplier condition, java.util.function.Supplier<String> describe) {
+    private static void await(
+            java.util.function.BooleanSupplier condition, java.util.function.Supplier<String> describe) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() - deadline > 0) {
@@ -283,8 +322,11 @@ class StreamingServiceTest {
             socket.setReceiveBufferSize(8 * 1024);
             socket.connect(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), port));
             socket.setSoTimeout(30_000);
-            socket.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n"
-                    + (authorization == null ? "" : "Authorization: " + authorization + "\r\n") + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream()
+                    .write(("GET " + path + " HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n"
+                                    + (authorization == null ? "" : "Authorization: " + authorization + "\r\n")
+                                    + "\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
             in = socket.getInputStream();
             String head = readUntil("\r\n\r\n");
             status = Integer.parseInt(head.substring(9, 12));
@@ -292,7 +334,7 @@ class StreamingServiceTest {
 
         /** The next event (its lines, chunked-encoding sizes aside); comments are skipped. */
         String next() throws IOException {
-            for (;;) {
+            for (; ; ) {
                 String event = readUntil("\n\n");
                 if (event.contains("event:")) {
                     return event.substring(Math.max(0, event.indexOf("id:")));

@@ -5,7 +5,6 @@ import com.nimbusds.jose.JWSHeader;
 import com.nimbusds.jose.crypto.RSASSASigner;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
-
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.NoSuchAlgorithmException;
@@ -37,7 +36,9 @@ final class Tokens {
     /** The public key as a JSON Web Key set, what a {@code jwk-set-uri} serves. */
     String jwkSet() {
         return new com.nimbusds.jose.jwk.JWKSet(new com.nimbusds.jose.jwk.RSAKey.Builder(
-                (java.security.interfaces.RSAPublicKey) keys.getPublic()).build()).toString();
+                                (java.security.interfaces.RSAPublicKey) keys.getPublic())
+                        .build())
+                .toString();
     }
 
     String token(String subject, Instant expires, String... roles) {
@@ -51,9 +52,14 @@ final class Tokens {
 
     private static String sign(String subject, Instant expires, String[] roles, KeyPair with) {
         try {
-            SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.RS256), new JWTClaimsSet.Builder()
-                    .subject(subject).claim("roles", List.of(roles)).issueTime(new Date())
-                    .expirationTime(Date.from(expires)).build());
+            SignedJWT jwt = new SignedJWT(
+                    new JWSHeader(JWSAlgorithm.RS256),
+                    new JWTClaimsSet.Builder()
+                            .subject(subject)
+                            .claim("roles", List.of(roles))
+                            .issueTime(new Date())
+                            .expirationTime(Date.from(expires))
+                            .build());
             jwt.sign(new RSASSASigner(with.getPrivate()));
             return jwt.serialize();
         } catch (com.nimbusds.jose.JOSEException e) {

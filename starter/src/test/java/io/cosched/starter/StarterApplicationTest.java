@@ -1,5 +1,7 @@
 package io.cosched.starter;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.cosched.IOManager;
 import io.cosched.SchedulerStats;
 import io.cosched.Transport;
@@ -10,6 +12,13 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.tracing.Span;
 import io.micrometer.tracing.Tracer;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -20,16 +29,6 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
-
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * An application that adds only the starter (and OpenTelemetry tracing) and marks a handler: the
@@ -81,9 +80,14 @@ class StarterApplicationTest {
 
     @BeforeAll
     static void start() {
-        context = SpringApplication.run(App.class, "--server.port=0", "--spring.main.banner-mode=off",
-                "--logging.level.root=warn", "--management.tracing.sampling.probability=1.0",
-                "--management.opentelemetry.tracing.export.otlp.enabled=false", "--management.otlp.metrics.export.enabled=false",
+        context = SpringApplication.run(
+                App.class,
+                "--server.port=0",
+                "--spring.main.banner-mode=off",
+                "--logging.level.root=warn",
+                "--management.tracing.sampling.probability=1.0",
+                "--management.opentelemetry.tracing.export.otlp.enabled=false",
+                "--management.otlp.metrics.export.enabled=false",
                 "--management.opentelemetry.logging.export.otlp.enabled=false");
         base = "http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port");
     }
@@ -95,8 +99,10 @@ class StarterApplicationTest {
 
     @Test
     void aMarkedHandlerRunsAsACoroutineOnTheEpollLoopThatReadTheRequest() throws Exception {
-        String body = http.send(HttpRequest.newBuilder(URI.create(base + "/where")).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
+        String body = http.send(
+                        HttpRequest.newBuilder(URI.create(base + "/where")).build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
         assertThat(body).startsWith("VirtualThread[").matches(".*@cosched-io-\\d+$");
         IOManager io = context.getBean(IOManager.class);
         assertThat(io.transport()).isEqualTo(Transport.EPOLL);
@@ -108,8 +114,10 @@ class StarterApplicationTest {
     void theRequestsObservationAndSpanAreCurrentInsideTheHandlerAndNothingIsLeftOnTheLoop() throws Exception {
         MeterRegistry meters = context.getBean(MeterRegistry.class);
         long timed = requestsTimed(meters);
-        String body = http.send(HttpRequest.newBuilder(URI.create(base + "/observed")).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
+        String body = http.send(
+                        HttpRequest.newBuilder(URI.create(base + "/observed")).build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
         String[] parts = body.split(" ");
         assertThat(parts[0]).as("the current observation in the handler").isEqualTo("http.server.requests");
         assertThat(parts[1]).as("its span").matches("span=[0-9a-f]{16}");
@@ -126,22 +134,25 @@ class StarterApplicationTest {
         Tracer tracer = context.getBean(Tracer.class);
         for (int i = 0; i < io.stats().threads(); i++) {
             CompletableFuture<String> onLoop = new CompletableFuture<>();
-            io.eventLoop(i).execute(() -> onLoop.complete(observations.getCurrentObservation() + " " + tracer.currentSpan()
-                    + " " + MDC.getCopyOfContextMap()));
+            io.eventLoop(i)
+                    .execute(() -> onLoop.complete(observations.getCurrentObservation() + " " + tracer.currentSpan()
+                            + " " + MDC.getCopyOfContextMap()));
             assertThat(onLoop.get(10, TimeUnit.SECONDS)).as("loop %d", i).matches("null null (null|\\{\\})");
         }
     }
 
     private static long requestsTimed(MeterRegistry meters) {
         return meters.find("http.server.requests").tag("uri", "/observed").timers().stream()
-                .mapToLong(Timer::count).sum();
+                .mapToLong(Timer::count)
+                .sum();
     }
 
     @Test
     void theRequestsTraceIsCurrentInsideTheCoroutineAndInItsMdc() throws Exception {
         String traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
         HttpRequest request = HttpRequest.newBuilder(URI.create(base + "/trace"))
-                .header("traceparent", "00-" + traceId + "-00f067aa0ba902b7-01").build();
+                .header("traceparent", "00-" + traceId + "-00f067aa0ba902b7-01")
+                .build();
         String body = http.send(request, HttpResponse.BodyHandlers.ofString()).body();
         assertThat(body).isEqualTo(traceId + " mdc=" + traceId);
     }

@@ -4,13 +4,12 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
-import org.jspecify.annotations.Nullable;
-
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.nio.channels.ClosedByInterruptException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@link LoopHttpClient#exchange}'s one request without redirects: over a pooled connection of the caller's loop,
@@ -20,10 +19,10 @@ import java.nio.channels.ClosedByInterruptException;
  */
 final class BlockingExchange {
 
-    private BlockingExchange() {
-    }
+    private BlockingExchange() {}
 
-    static LoopHttpResponse once(HttpConnector connector, HttpCall call, long readNanos, long idleNanos) throws IOException {
+    static LoopHttpResponse once(HttpConnector connector, HttpCall call, long readNanos, long idleNanos)
+            throws IOException {
         HttpConnection.Key key = HttpConnection.Key.of(call.uri());
         int loop;
         try {
@@ -33,7 +32,7 @@ final class BlockingExchange {
         }
         HttpConnectionPool pool = connector.pools()[loop];
         boolean callerKeepsAlive = call.keepsAlive();
-        for (;;) {
+        for (; ; ) {
             HttpConnection c = pool.poll(key);
             if (c == null) {
                 c = connector.connect(key, loop, pool);
@@ -70,7 +69,7 @@ final class BlockingExchange {
 
     /** The head of the final response (interim 1xx answers skipped), or {@code null} if the connection ended first. */
     private static @Nullable HttpResponse readHead(HttpConnection c, long readNanos) throws IOException {
-        for (;;) {
+        for (; ; ) {
             Object msg = c.inbox.take(readNanos);
             if (msg == null) {
                 return null;
@@ -90,7 +89,7 @@ final class BlockingExchange {
     }
 
     private static void skipRest(HttpConnection c, long readNanos) throws IOException {
-        for (;;) {
+        for (; ; ) {
             Object msg = c.inbox.take(readNanos);
             if (msg == null) {
                 return;

@@ -1,7 +1,6 @@
 package io.cosched.http.client;
 
 import io.netty.buffer.ByteBuf;
-
 import java.io.IOException;
 
 /**

@@ -10,10 +10,9 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpVersion;
-import org.jspecify.annotations.Nullable;
-
 import java.net.URI;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One request as the client sends it: method, target, headers (the request's own, not copied) and the
@@ -25,8 +24,8 @@ record HttpCall(HttpMethod method, URI uri, HttpHeaders headers, byte[] body) {
 
     private static final Set<HttpMethod> WITH_BODY = Set.of(HttpMethod.POST, HttpMethod.PUT, HttpMethod.PATCH);
 
-    private static final Set<HttpMethod> IDEMPOTENT = Set.of(HttpMethod.GET, HttpMethod.HEAD, HttpMethod.OPTIONS,
-            HttpMethod.TRACE, HttpMethod.PUT, HttpMethod.DELETE);
+    private static final Set<HttpMethod> IDEMPOTENT = Set.of(
+            HttpMethod.GET, HttpMethod.HEAD, HttpMethod.OPTIONS, HttpMethod.TRACE, HttpMethod.PUT, HttpMethod.DELETE);
 
     /** Whether it may be sent again when a pooled connection turns out closed before any answer. */
     boolean idempotent() {
@@ -44,7 +43,8 @@ record HttpCall(HttpMethod method, URI uri, HttpHeaders headers, byte[] body) {
      * {@code Location} of http(s) with a host, never from https to http. A 303 (and a 301 or 302 to a
      * POST) becomes a GET without body; credentials go only to the first server.
      */
-    @Nullable HttpCall redirected(int code, HttpHeaders answer) {
+    @Nullable
+    HttpCall redirected(int code, HttpHeaders answer) {
         if (code != 301 && code != 302 && code != 303 && code != 307 && code != 308) {
             return null;
         }
@@ -65,7 +65,8 @@ record HttpCall(HttpMethod method, URI uri, HttpHeaders headers, byte[] body) {
         if ("https".equalsIgnoreCase(uri.getScheme()) && "http".equalsIgnoreCase(scheme)) {
             return null; // never from TLS to plain text
         }
-        boolean toGet = code == 303 && !HttpMethod.HEAD.equals(method) || (code == 301 || code == 302) && HttpMethod.POST.equals(method);
+        boolean toGet = code == 303 && !HttpMethod.HEAD.equals(method)
+                || (code == 301 || code == 302) && HttpMethod.POST.equals(method);
         HttpHeaders h = headers.copy();
         h.remove(HttpHeaderNames.HOST);
         HttpMethod m = method;
@@ -98,8 +99,8 @@ record HttpCall(HttpMethod method, URI uri, HttpHeaders headers, byte[] body) {
         byte[] body = this.body;
         ByteBuf content = body.length == 0 ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(body);
         // the caller's headers are the request's (see exchange): no copy
-        FullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, target, content, headers,
-                EmptyHttpHeaders.INSTANCE);
+        FullHttpRequest req = new DefaultFullHttpRequest(
+                HttpVersion.HTTP_1_1, method, target, content, headers, EmptyHttpHeaders.INSTANCE);
         HttpHeaders h = req.headers();
         if (!h.contains(HttpHeaderNames.HOST)) {
             h.set(HttpHeaderNames.HOST, key.hostHeader());

@@ -4,7 +4,6 @@ import io.cosched.net.ChannelInbox;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.util.ReferenceCountUtil;
-
 import java.io.IOException;
 import java.net.URI;
 import java.util.Locale;

@@ -2,8 +2,6 @@ package io.cosched.http.client;
 
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
-import org.jspecify.annotations.Nullable;
-
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -12,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The idle connections of one event loop, by where they lead. Connections never move to another
@@ -37,7 +36,8 @@ final class HttpConnectionPool {
     }
 
     /** An idle connection to {@code key} that is still usable, the most recently used first; or {@code null}. */
-    @Nullable HttpConnection poll(HttpConnection.Key key) {
+    @Nullable
+    HttpConnection poll(HttpConnection.Key key) {
         List<HttpConnection> stale = null;
         HttpConnection found = null;
         synchronized (this) {

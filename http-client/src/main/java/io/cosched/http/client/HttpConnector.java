@@ -11,12 +11,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.ssl.SslHandler;
-import org.jspecify.annotations.Nullable;
-
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLEngine;
-import javax.net.ssl.SSLHandshakeException;
-import javax.net.ssl.SSLParameters;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -25,6 +19,11 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Predicate;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLHandshakeException;
+import javax.net.ssl.SSLParameters;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How a {@link LoopHttpClient} reaches servers, for its blocking and its asynchronous exchange alike: the pools
@@ -44,8 +43,14 @@ final class HttpConnector {
     private final LongAdder opened = new LongAdder();
     private final LongAdder closedConnections = new LongAdder();
 
-    HttpConnector(IOManager io, Duration connectTimeout, Duration idleTimeout, @Nullable SSLContext sslContext,
-            String @Nullable [] sslProtocols, String @Nullable [] sslCiphers, @Nullable Predicate<InetAddress> addressFilter) {
+    HttpConnector(
+            IOManager io,
+            Duration connectTimeout,
+            Duration idleTimeout,
+            @Nullable SSLContext sslContext,
+            String @Nullable [] sslProtocols,
+            String @Nullable [] sslCiphers,
+            @Nullable Predicate<InetAddress> addressFilter) {
         this.io = io;
         this.connectTimeout = connectTimeout;
         this.idleNanos = idleTimeout.toNanos();
@@ -117,7 +122,8 @@ final class HttpConnector {
         InetAddress address = resolve(key.host());
         ChannelInbox inbox = newInbox();
         SslHandler ssl = key.tls() ? sslHandler(key) : null;
-        Channel ch = LoopChannels.connect(bootstrap(loop, inbox, ssl), new InetSocketAddress(address, key.port()), null);
+        Channel ch =
+                LoopChannels.connect(bootstrap(loop, inbox, ssl), new InetSocketAddress(address, key.port()), null);
         HttpConnection c = opened(key, loop, ch, inbox, pool);
         if (ssl != null) {
             LoopChannels.await(ssl.handshakeFuture(), ch);
@@ -137,7 +143,8 @@ final class HttpConnector {
     /** A bootstrap for a new connection on {@code loop}: TLS when {@code ssl} is given, the HTTP codec, the inbox. */
     Bootstrap bootstrap(int loop, ChannelInbox inbox, @Nullable SslHandler ssl) {
         return io.bootstrap(loop)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()))
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int)
+                        Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()))
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.SO_KEEPALIVE, true)
                 .handler(new ChannelInitializer<Channel>() {
@@ -146,8 +153,15 @@ final class HttpConnector {
                         if (ssl != null) {
                             ch.pipeline().addLast(ssl);
                         }
-                        ch.pipeline().addLast(new HttpClientCodec(new HttpDecoderConfig()
-                                .setMaxHeaderSize(64 * 1024).setMaxChunkSize(64 * 1024), false, false), inbox);
+                        ch.pipeline()
+                                .addLast(
+                                        new HttpClientCodec(
+                                                new HttpDecoderConfig()
+                                                        .setMaxHeaderSize(64 * 1024)
+                                                        .setMaxChunkSize(64 * 1024),
+                                                false,
+                                                false),
+                                        inbox);
                     }
                 });
     }
@@ -165,7 +179,8 @@ final class HttpConnector {
 
     /** What a failed TLS handshake with {@code key} is thrown as. */
     static SSLHandshakeException handshakeFailed(HttpConnection.Key key, Throwable cause) {
-        SSLHandshakeException e = new SSLHandshakeException("TLS handshake with " + key + " failed: " + cause.getMessage());
+        SSLHandshakeException e =
+                new SSLHandshakeException("TLS handshake with " + key + " failed: " + cause.getMessage());
         e.initCause(cause);
         return e;
     }

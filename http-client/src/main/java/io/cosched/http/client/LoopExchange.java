@@ -13,8 +13,6 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
-import org.jspecify.annotations.Nullable;
-
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -22,6 +20,7 @@ import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One exchange started with {@link LoopHttpClient#start}: the request goes out and the answer is read
@@ -50,12 +49,12 @@ public final class LoopExchange {
     private int redirects;
     private @Nullable HttpConnection connection;
     private boolean keepAlive;
-    private boolean interim;               // reading the rest of a 1xx answer
-    private @Nullable HttpResponse head;   // the final answer's head, once handed over
+    private boolean interim; // reading the rest of a 1xx answer
+    private @Nullable HttpResponse head; // the final answer's head, once handed over
     private long demand;
     private boolean pumping;
     private boolean again;
-    private boolean done;                  // ended, failed or cancelled: the handler hears nothing more
+    private boolean done; // ended, failed or cancelled: the handler hears nothing more
     private long lastRead;
     private @Nullable ScheduledFuture<?> readTimer;
 
@@ -93,7 +92,8 @@ public final class LoopExchange {
     public HttpResponse head() {
         HttpResponse h = head;
         if (h == null) {
-            throw new IllegalStateException("no answer yet: the head is there once ExchangeHandler.onResponse has been told");
+            throw new IllegalStateException(
+                    "no answer yet: the head is there once ExchangeHandler.onResponse has been told");
         }
         return h;
     }
@@ -174,7 +174,11 @@ public final class LoopExchange {
     }
 
     /** On the loop: the connect ended. */
-    private void connected(ChannelFuture f, HttpConnection.Key key, SocketAddress address, ChannelInbox inbox,
+    private void connected(
+            ChannelFuture f,
+            HttpConnection.Key key,
+            SocketAddress address,
+            ChannelInbox inbox,
             @Nullable SslHandler ssl) {
         if (!f.isSuccess()) {
             f.channel().close();
@@ -240,7 +244,7 @@ public final class LoopExchange {
     }
 
     private void pump() {
-        for (;;) {
+        for (; ; ) {
             HttpConnection c = connection;
             if (done || c == null) {
                 return;
@@ -259,8 +263,11 @@ public final class LoopExchange {
                 if (c.inbox.isEnded()) {
                     IOException cause = c.inbox.failure();
                     c.close();
-                    fail(cause != null ? new IOException(cause.getMessage(), cause)
-                            : new IOException("Premature EOF: " + c.key + " closed the connection before the end of the response body"));
+                    fail(
+                            cause != null
+                                    ? new IOException(cause.getMessage(), cause)
+                                    : new IOException("Premature EOF: " + c.key
+                                            + " closed the connection before the end of the response body"));
                 }
                 return;
             }
@@ -320,7 +327,8 @@ public final class LoopExchange {
         if (next != null) {
             ReferenceCountUtil.release(msg);
             connection = null;
-            ResponseDrain.start(c, pool, keepAlive, client.idleNanos()); // the rest of the redirect is read and thrown away
+            ResponseDrain.start(
+                    c, pool, keepAlive, client.idleNanos()); // the rest of the redirect is read and thrown away
             redirects++;
             call = next;
             begin(HttpConnection.Key.of(call.uri()));
@@ -346,13 +354,17 @@ public final class LoopExchange {
             begin(c.key);
             return;
         }
-        fail(cause != null ? new IOException(cause.getMessage(), cause) : new SocketException("Unexpected end of file from server"));
+        fail(
+                cause != null
+                        ? new IOException(cause.getMessage(), cause)
+                        : new SocketException("Unexpected end of file from server"));
     }
 
     /** The answer is not HTTP as expected: the connection ends. */
     private void failOn(HttpConnection c, Object msg) {
         String what = msg instanceof HttpObject o && o.decoderResult().isFailure()
-                ? "invalid HTTP response from " + c.key + ": " + o.decoderResult().cause().getMessage()
+                ? "invalid HTTP response from " + c.key + ": "
+                        + o.decoderResult().cause().getMessage()
                 : "unexpected " + msg.getClass().getSimpleName() + " in the response from " + c.key;
         Throwable cause = msg instanceof HttpObject o ? o.decoderResult().cause() : null;
         ReferenceCountUtil.release(msg);
@@ -438,8 +450,10 @@ public final class LoopExchange {
         } catch (RejectedExecutionException stopped) {
             if (!done && !cancelled) {
                 done = true;
-                handler.onError(new IOException("event loop " + loop + " of IOManager '" + client.ioManager().name()
-                        + "' is shutting down: " + stopped.getMessage(), stopped));
+                handler.onError(new IOException(
+                        "event loop " + loop + " of IOManager '"
+                                + client.ioManager().name() + "' is shutting down: " + stopped.getMessage(),
+                        stopped));
             }
         }
     }

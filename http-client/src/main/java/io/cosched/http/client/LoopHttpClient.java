@@ -4,17 +4,14 @@ import io.cosched.Arguments;
 import io.cosched.IOManager;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
-import org.jspecify.annotations.Nullable;
-
-import javax.net.ssl.SSLContext;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.SocketTimeoutException;
 import java.net.URI;
-import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Predicate;
+import javax.net.ssl.SSLContext;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A blocking HTTP/1.1 client whose connections are Netty channels on an {@link IOManager}'s event
@@ -75,13 +72,14 @@ public final class LoopHttpClient implements AutoCloseable {
         this.followRedirects = b.followRedirects;
         this.idleTimeout = b.idleTimeout;
         this.idleNanos = b.idleTimeout.toNanos();
-        this.connector = new HttpConnector(b.io, b.connectTimeout, b.idleTimeout, b.sslContext, b.sslProtocols, b.sslCiphers,
-                b.addressFilter);
+        this.connector = new HttpConnector(
+                b.io, b.connectTimeout, b.idleTimeout, b.sslContext, b.sslProtocols, b.sslCiphers, b.addressFilter);
     }
 
     /** A client whose connections live on the loops of {@code io}. */
     public static Builder builder(IOManager io) {
-        return new Builder(Objects.requireNonNull(io, "io: null (expected: the IOManager whose loops carry the connections)"));
+        return new Builder(
+                Objects.requireNonNull(io, "io: null (expected: the IOManager whose loops carry the connections)"));
     }
 
     /** The IOManager whose loops carry the connections. */
@@ -108,7 +106,8 @@ public final class LoopHttpClient implements AutoCloseable {
      * setting, the limit, or not a redirect: {@link HttpCall#redirected}). For the blocking and the
      * asynchronous exchange alike.
      */
-    @Nullable HttpCall redirect(HttpCall call, int redirects, int code, HttpHeaders answer) {
+    @Nullable
+    HttpCall redirect(HttpCall call, int redirects, int code, HttpHeaders answer) {
         return followRedirects && redirects < MAX_REDIRECTS ? call.redirected(code, answer) : null;
     }
 
@@ -192,8 +191,9 @@ public final class LoopHttpClient implements AutoCloseable {
      *
      * @throws IllegalArgumentException if {@code loop} is not one of the IOManager's loops
      */
-    public LoopExchange start(int loop, HttpMethod method, URI uri, HttpHeaders headers, byte[] body,
-            ExchangeHandler handler) throws IOException {
+    public LoopExchange start(
+            int loop, HttpMethod method, URI uri, HttpHeaders headers, byte[] body, ExchangeHandler handler)
+            throws IOException {
         HttpConnection.Key key = HttpConnection.Key.of(uri); // checks the URI before anything starts
         Objects.requireNonNull(handler, "handler");
         if (closed) {
@@ -201,10 +201,11 @@ public final class LoopHttpClient implements AutoCloseable {
         }
         HttpConnectionPool[] p = connector.pools();
         if (loop < 0 || loop >= p.length) {
-            throw new IllegalArgumentException("loop: " + loop + " (expected: 0 to " + (p.length - 1) + ", a loop of IOManager '"
-                    + ioManager.name() + "')");
+            throw new IllegalArgumentException("loop: " + loop + " (expected: 0 to " + (p.length - 1)
+                    + ", a loop of IOManager '" + ioManager.name() + "')");
         }
-        LoopExchange exchange = new LoopExchange(this, loop, p[loop], new HttpCall(method, uri, headers, body), handler);
+        LoopExchange exchange =
+                new LoopExchange(this, loop, p[loop], new HttpCall(method, uri, headers, body), handler);
         exchange.begin(key);
         return exchange;
     }
@@ -224,8 +225,9 @@ public final class LoopHttpClient implements AutoCloseable {
 
     /** {@code <io>, connect <d>, read <d>, redirects (not) followed}. */
     public String settingsDescription() {
-        return ioManager.name() + ", connect " + connectTimeout + ", read " + (readTimeout == null ? "unlimited" : readTimeout)
-                + ", redirects " + (followRedirects ? "followed" : "not followed") + ", idle " + idleTimeout;
+        return ioManager.name() + ", connect " + connectTimeout + ", read "
+                + (readTimeout == null ? "unlimited" : readTimeout) + ", redirects "
+                + (followRedirects ? "followed" : "not followed") + ", idle " + idleTimeout;
     }
 
     /** Settings of a {@link LoopHttpClient}; each is checked when it is set, naming itself, its value and the rule. */

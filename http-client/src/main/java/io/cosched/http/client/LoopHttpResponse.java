@@ -6,13 +6,12 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
-import org.jspecify.annotations.Nullable;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The answer to {@link LoopHttpClient#exchange}: its status and headers have arrived, its body is
@@ -33,11 +32,16 @@ public final class LoopHttpResponse implements AutoCloseable {
     private final long drainNanos;
     private final Body body = new Body();
     private @Nullable HttpContent current; // the piece being read
-    private boolean ended;                 // the last piece was taken: the connection is no longer ours
+    private boolean ended; // the last piece was taken: the connection is no longer ours
     private boolean closed;
 
-    LoopHttpResponse(HttpConnectionPool pool, HttpConnection connection, HttpResponse head, boolean keepAlive,
-            long readNanos, long drainNanos) {
+    LoopHttpResponse(
+            HttpConnectionPool pool,
+            HttpConnection connection,
+            HttpResponse head,
+            boolean keepAlive,
+            long readNanos,
+            long drainNanos) {
         this.pool = pool;
         this.connection = connection;
         this.head = head;
@@ -118,7 +122,7 @@ public final class LoopHttpResponse implements AutoCloseable {
 
     /** The next piece with bytes in it, or {@code null} at the end of the body. */
     private @Nullable ByteBuf next() throws IOException {
-        for (;;) {
+        for (; ; ) {
             HttpContent c = current;
             if (c != null && c.content().isReadable()) {
                 return c.content();

@@ -4,7 +4,6 @@ import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
-
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
@@ -42,11 +41,16 @@ final class ResponseDrain implements Predicate<Object> {
             }
         });
         if (c.inbox.isDraining()) {
-            c.channel.eventLoop().schedule(() -> {
-                if (c.inbox.isDraining()) {
-                    c.close(); // no end in sight
-                }
-            }, limitNanos, TimeUnit.NANOSECONDS);
+            c.channel
+                    .eventLoop()
+                    .schedule(
+                            () -> {
+                                if (c.inbox.isDraining()) {
+                                    c.close(); // no end in sight
+                                }
+                            },
+                            limitNanos,
+                            TimeUnit.NANOSECONDS);
         }
     }
 

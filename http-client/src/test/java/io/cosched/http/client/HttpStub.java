@@ -4,8 +4,6 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
-
-import javax.net.ssl.SSLContext;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -16,6 +14,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import javax.net.ssl.SSLContext;
 
 /**
  * The HTTP server tests call (the loop HTTP client's, a WebClient's, a handler's downstream): the
@@ -31,12 +30,14 @@ public final class HttpStub implements AutoCloseable {
     }
 
     private final HttpServer server;
-    private final ExecutorService threads = Executors.newFixedThreadPool(8,
-            r -> Thread.ofPlatform().daemon().name("http-stub").unstarted(r));
+    private final ExecutorService threads = Executors.newFixedThreadPool(
+            8, r -> Thread.ofPlatform().daemon().name("http-stub").unstarted(r));
     public final Set<Integer> clientPorts = ConcurrentHashMap.newKeySet();
     /** Requests being handled now, and the most there have been at once. */
     public final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
-    public final java.util.concurrent.atomic.AtomicInteger maxInFlight = new java.util.concurrent.atomic.AtomicInteger();
+
+    public final java.util.concurrent.atomic.AtomicInteger maxInFlight =
+            new java.util.concurrent.atomic.AtomicInteger();
 
     public HttpStub() throws IOException {
         this(null);
@@ -84,10 +85,15 @@ public final class HttpStub implements AutoCloseable {
             switch (path) {
                 case "/hello" -> send(ex, 200, "hello");
                 case "/echo" -> {
-                    int status = query != null && query.startsWith("status=") ? Integer.parseInt(query.substring(7)) : 200;
+                    int status =
+                            query != null && query.startsWith("status=") ? Integer.parseInt(query.substring(7)) : 200;
                     String header = ex.getRequestHeaders().getFirst("X-Test");
-                    send(ex, status, ex.getRequestMethod() + " " + new String(requestBody, StandardCharsets.UTF_8)
-                            + " x-test=" + header + " length=" + ex.getRequestHeaders().getFirst("Content-Length"));
+                    send(
+                            ex,
+                            status,
+                            ex.getRequestMethod() + " " + new String(requestBody, StandardCharsets.UTF_8) + " x-test="
+                                    + header + " length="
+                                    + ex.getRequestHeaders().getFirst("Content-Length"));
                 }
                 case "/auth" -> {
                     String auth = ex.getRequestHeaders().getFirst("Authorization");

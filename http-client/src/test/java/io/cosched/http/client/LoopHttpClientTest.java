@@ -1,22 +1,21 @@
 package io.cosched.http.client;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.cosched.IOManager;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The client engine on its own, without Spring: what the Spring adapter relies on. */
 @Timeout(60)
@@ -30,7 +29,11 @@ class LoopHttpClientTest {
 
     @BeforeEach
     void start() throws Exception {
-        io = IOManager.builder().name("engine-io").threads(2).stallThreshold(Duration.ZERO).build();
+        io = IOManager.builder()
+                .name("engine-io")
+                .threads(2)
+                .stallThreshold(Duration.ZERO)
+                .build();
         io.start();
         http = LoopHttpClient.builder(io).readTimeout(Duration.ofSeconds(10)).build();
         stub = new HttpStub();
@@ -45,10 +48,11 @@ class LoopHttpClientTest {
 
     private String call(HttpMethod method, URI uri, HttpHeaders headers, byte[] body) throws Exception {
         return io.spawn(() -> {
-            try (LoopHttpResponse r = http.exchange(method, uri, headers, body)) {
-                return r.status() + " " + new String(r.body().readAllBytes(), StandardCharsets.UTF_8);
-            }
-        }).join();
+                    try (LoopHttpResponse r = http.exchange(method, uri, headers, body)) {
+                        return r.status() + " " + new String(r.body().readAllBytes(), StandardCharsets.UTF_8);
+                    }
+                })
+                .join();
     }
 
     @Test
@@ -70,22 +74,30 @@ class LoopHttpClientTest {
             HttpHeaders auth = new DefaultHttpHeaders().add("Authorization", "Bearer secret");
             assertThat(call(HttpMethod.GET, stub.uri("/redirect?code=302&to=" + encode("/auth")), auth, NO_BODY))
                     .isEqualTo("200 Bearer secret");
-            assertThat(call(HttpMethod.GET, stub.uri("/redirect?code=307&to=" + encode(other.uri("/auth").toString())),
-                    auth, NO_BODY)).isEqualTo("200 none");
+            assertThat(call(
+                            HttpMethod.GET,
+                            stub.uri("/redirect?code=307&to="
+                                    + encode(other.uri("/auth").toString())),
+                            auth,
+                            NO_BODY))
+                    .isEqualTo("200 none");
             assertThat(auth.get("Authorization")).isEqualTo("Bearer secret");
         }
     }
 
     @Test
     void withoutRedirectsTheRedirectAnswerIsTheResponse() throws Exception {
-        try (LoopHttpClient noRedirects = LoopHttpClient.builder(io).followRedirects(false).build()) {
+        try (LoopHttpClient noRedirects =
+                LoopHttpClient.builder(io).followRedirects(false).build()) {
             URI uri = stub.uri("/redirect?code=302&to=" + encode("/hello"));
             int status = io.spawn(() -> {
-                try (LoopHttpResponse r = noRedirects.exchange(HttpMethod.GET, uri, new DefaultHttpHeaders(), NO_BODY)) {
-                    assertThat(r.headers().get("Location")).isEqualTo("/hello");
-                    return r.status();
-                }
-            }).join();
+                        try (LoopHttpResponse r =
+                                noRedirects.exchange(HttpMethod.GET, uri, new DefaultHttpHeaders(), NO_BODY)) {
+                            assertThat(r.headers().get("Location")).isEqualTo("/hello");
+                            return r.status();
+                        }
+                    })
+                    .join();
             assertThat(status).isEqualTo(302);
         }
     }
@@ -96,8 +108,9 @@ class LoopHttpClientTest {
         try (LoopHttpClient c = LoopHttpClient.builder(idle).build()) {
             assertThatThrownBy(() -> c.exchange(HttpMethod.GET, stub.uri("/hello"), new DefaultHttpHeaders(), NO_BODY))
                     .isInstanceOf(IOException.class)
-                    .hasMessage("IOManager 'never-started' is NEW (expected: RUNNING): the connections live on its loops; "
-                            + "start it before the first call");
+                    .hasMessage(
+                            "IOManager 'never-started' is NEW (expected: RUNNING): the connections live on its loops; "
+                                    + "start it before the first call");
         } finally {
             idle.stop(Duration.ofSeconds(10));
         }
@@ -108,7 +121,8 @@ class LoopHttpClientTest {
         http.close();
         assertThat(http.isClosed()).isTrue();
         assertThatThrownBy(() -> http.exchange(HttpMethod.GET, stub.uri("/hello"), new DefaultHttpHeaders(), NO_BODY))
-                .isInstanceOf(IOException.class).hasMessage("LoopHttpClient is closed");
+                .isInstanceOf(IOException.class)
+                .hasMessage("LoopHttpClient is closed");
     }
 
     private static String encode(String s) {

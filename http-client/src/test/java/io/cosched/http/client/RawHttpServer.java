@@ -83,7 +83,8 @@ public final class RawHttpServer implements AutoCloseable {
         while ((c = in.read()) >= 0) {
             head.write(c);
             matched = (c == '\r' && (matched == 0 || matched == 2)) || (c == '\n' && (matched == 1 || matched == 3))
-                    ? matched + 1 : 0;
+                    ? matched + 1
+                    : 0;
             if (matched == 4) {
                 return head.toString(StandardCharsets.ISO_8859_1);
             }

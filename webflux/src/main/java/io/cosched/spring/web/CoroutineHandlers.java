@@ -1,5 +1,6 @@
 package io.cosched.spring.web;
 
+import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import org.springframework.core.io.buffer.DataBuffer;
@@ -10,8 +11,6 @@ import org.springframework.web.reactive.function.server.ServerResponse;
 import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
-
-import java.util.concurrent.Callable;
 
 /**
  * Runs blocking functional endpoints as coroutines, with the same request timeout, load shedding,
@@ -95,7 +94,8 @@ public final class CoroutineHandlers {
         return function instanceof Blocking<?> blocking ? blocking.runner : null;
     }
 
-    private record Blocking<T extends ServerResponse>(Runner runner, BlockingHandler<T> handler) implements HandlerFunction<T> {
+    private record Blocking<T extends ServerResponse>(Runner runner, BlockingHandler<T> handler)
+            implements HandlerFunction<T> {
         @Override
         public Mono<T> handle(ServerRequest request) {
             return runner.call(request.exchange(), () -> handler.handle(request));

@@ -1,10 +1,9 @@
 package io.cosched.spring.web;
 
-import org.jspecify.annotations.Nullable;
-import org.springframework.http.HttpHeaders;
-
 import java.io.IOException;
 import java.io.InputStream;
+import org.jspecify.annotations.Nullable;
+import org.springframework.http.HttpHeaders;
 
 /**
  * The parts of a {@code multipart/form-data} request, read one after another as they arrive: declare it as a
@@ -43,7 +42,8 @@ public interface MultipartStream {
      * @throws IOException when the body is malformed, over a limit, or the client went away
      *                     ({@link StreamClosedException})
      */
-    @Nullable Part next() throws IOException;
+    @Nullable
+    Part next() throws IOException;
 
     /** One part: its headers at once, its content as it arrives. */
     interface Part {
@@ -52,7 +52,8 @@ public interface MultipartStream {
         String name();
 
         /** The file name the client gave, or null for a part that is not a file. */
-        @Nullable String filename();
+        @Nullable
+        String filename();
 
         /** The part's own headers. */
         HttpHeaders headers();

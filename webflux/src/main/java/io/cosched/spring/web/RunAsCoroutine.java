@@ -29,5 +29,4 @@ import java.lang.annotation.Target;
 @Target({ElementType.METHOD, ElementType.TYPE})
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
-public @interface RunAsCoroutine {
-}
+public @interface RunAsCoroutine {}

@@ -7,17 +7,16 @@ import io.cosched.Scheduler;
 import io.cosched.SchedulerStats;
 import io.cosched.spring.web.CoschedWebStats;
 import io.cosched.spring.web.netty.ServerConnections;
-import org.jspecify.annotations.Nullable;
-import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
-import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
-import org.springframework.boot.actuate.endpoint.annotation.Selector;
-
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
 /**
  * The {@code cosched} actuator endpoint, read-only:
@@ -39,13 +38,16 @@ public class CoschedEndpoint {
     private final Supplier<@Nullable ServerConnections> server;
     private final boolean dumpEnabled;
 
-    public CoschedEndpoint(Supplier<List<Scheduler>> schedulers, Supplier<@Nullable CoschedWebStats> web,
-            boolean dumpEnabled) {
+    public CoschedEndpoint(
+            Supplier<List<Scheduler>> schedulers, Supplier<@Nullable CoschedWebStats> web, boolean dumpEnabled) {
         this(schedulers, web, () -> null, dumpEnabled);
     }
 
-    public CoschedEndpoint(Supplier<List<Scheduler>> schedulers, Supplier<@Nullable CoschedWebStats> web,
-            Supplier<@Nullable ServerConnections> server, boolean dumpEnabled) {
+    public CoschedEndpoint(
+            Supplier<List<Scheduler>> schedulers,
+            Supplier<@Nullable CoschedWebStats> web,
+            Supplier<@Nullable ServerConnections> server,
+            boolean dumpEnabled) {
         this.schedulers = schedulers;
         this.web = web;
         this.server = server;
@@ -96,18 +98,41 @@ public class CoschedEndpoint {
     }
 
     /** The whole endpoint: schedulers by name, and the web counters when cosched serves WebFlux handlers. */
-    public record CoschedReport(Map<String, SchedulerReport> schedulers, @Nullable WebReport web, @Nullable ServerReport server) {
-    }
+    public record CoschedReport(
+            Map<String, SchedulerReport> schedulers,
+            @Nullable WebReport web,
+            @Nullable ServerReport server) {}
 
     /**
      * One scheduler: {@link SchedulerStats} without the name (it is the key), its transport, and its
      * carriers. Type, mode, transport and carrier states are written in lower case ({@code io},
      * {@code carrier}, {@code epoll}, {@code idle}), the scheduler state in upper case ({@code RUNNING}).
      */
-    public record SchedulerReport(String type, String mode, String transport, String state, int threads,
-            int activeThreads, int idleThreads, int stalledThreads, long queueDepth, long coroutines, long ready,
-            long running, long waiting, long sleeping, long timersPending, long completedTasks, long localWakeups,
-            long remoteWakeups, long stalls, long warmUpStalls, long starvations, long forks, long forksFailed, long forksCancelled,
+    public record SchedulerReport(
+            String type,
+            String mode,
+            String transport,
+            String state,
+            int threads,
+            int activeThreads,
+            int idleThreads,
+            int stalledThreads,
+            long queueDepth,
+            long coroutines,
+            long ready,
+            long running,
+            long waiting,
+            long sleeping,
+            long timersPending,
+            long completedTasks,
+            long localWakeups,
+            long remoteWakeups,
+            long stalls,
+            long warmUpStalls,
+            long starvations,
+            long forks,
+            long forksFailed,
+            long forksCancelled,
             List<CarrierReport> carriers) {
 
         static SchedulerReport of(Scheduler s) {
@@ -115,21 +140,53 @@ public class CoschedEndpoint {
             String transport = s instanceof IOManager io ? lowerCase(io.transport()) : "none";
             List<CarrierReport> carriers = new ArrayList<>(t.threads());
             for (CarrierStats c : s.carrierStats()) {
-                carriers.add(new CarrierReport(c.index(), c.thread(), lowerCase(c.state()), c.queueDepth(), c.coroutines(),
-                        c.localWakeups(), c.remoteWakeups()));
+                carriers.add(new CarrierReport(
+                        c.index(),
+                        c.thread(),
+                        lowerCase(c.state()),
+                        c.queueDepth(),
+                        c.coroutines(),
+                        c.localWakeups(),
+                        c.remoteWakeups()));
             }
-            return new SchedulerReport(lowerCase(t.type()), lowerCase(t.mode()), transport, t.state().name(), t.threads(),
-                    t.activeThreads(), t.idleThreads(), t.stalledThreads(), t.queueDepth(), t.coroutines(), t.ready(),
-                    t.running(), t.waiting(), t.sleeping(), t.timersPending(), t.completedTasks(), t.localWakeups(),
-                    t.remoteWakeups(), t.stalls(), t.warmUpStalls(), t.starvations(), t.forks(), t.forksFailed(), t.forksCancelled(),
+            return new SchedulerReport(
+                    lowerCase(t.type()),
+                    lowerCase(t.mode()),
+                    transport,
+                    t.state().name(),
+                    t.threads(),
+                    t.activeThreads(),
+                    t.idleThreads(),
+                    t.stalledThreads(),
+                    t.queueDepth(),
+                    t.coroutines(),
+                    t.ready(),
+                    t.running(),
+                    t.waiting(),
+                    t.sleeping(),
+                    t.timersPending(),
+                    t.completedTasks(),
+                    t.localWakeups(),
+                    t.remoteWakeups(),
+                    t.stalls(),
+                    t.warmUpStalls(),
+                    t.starvations(),
+                    t.forks(),
+                    t.forksFailed(),
+                    t.forksCancelled(),
                     List.copyOf(carriers));
         }
     }
 
     /** One carrier, as {@link CarrierStats} with its state in lower case ({@code idle}, {@code busy}, {@code stalled}). */
-    public record CarrierReport(int index, String thread, String state, long queueDepth, int coroutines,
-            long localWakeups, long remoteWakeups) {
-    }
+    public record CarrierReport(
+            int index,
+            String thread,
+            String state,
+            long queueDepth,
+            int coroutines,
+            long localWakeups,
+            long remoteWakeups) {}
 
     static String lowerCase(Enum<?> value) {
         return value.name().toLowerCase(Locale.ROOT);
@@ -147,21 +204,35 @@ public class CoschedEndpoint {
     }
 
     /** Requests handled by coroutines: running now, and counted since start. */
-    public record WebReport(int inFlight, long timedOut, long shed, long shedEarly, long cancelled, long coroutinesStarted,
-            long inlined, long offLoop) {
+    public record WebReport(
+            int inFlight,
+            long timedOut,
+            long shed,
+            long shedEarly,
+            long cancelled,
+            long coroutinesStarted,
+            long inlined,
+            long offLoop) {
 
         static WebReport of(CoschedWebStats w) {
-            return new WebReport(w.inFlight(), w.timedOut(), w.shed(), w.shedEarly(), w.cancelled(), w.coroutinesStarted(),
-                    w.inlined(), w.offLoop());
+            return new WebReport(
+                    w.inFlight(),
+                    w.timedOut(),
+                    w.shed(),
+                    w.shedEarly(),
+                    w.cancelled(),
+                    w.coroutinesStarted(),
+                    w.inlined(),
+                    w.offLoop());
         }
     }
 
     /** A coroutine dump: how many were live, and up to {@link #DUMP_LIMIT} of them. */
-    public record CoroutineDump(String scheduler, int total, List<CoroutineReport> coroutines) {
-    }
+    public record CoroutineDump(String scheduler, int total, List<CoroutineReport> coroutines) {}
 
     /** One live coroutine and where it is. */
-    public record CoroutineReport(long id, String name, String state, @Nullable String serving, List<String> stack) {
+    public record CoroutineReport(
+            long id, String name, String state, @Nullable String serving, List<String> stack) {
 
         static CoroutineReport of(Coroutine<?> c) {
             StackTraceElement[] frames = c.thread().getStackTrace();
@@ -170,7 +241,8 @@ public class CoschedEndpoint {
                 stack.add(f.toString());
             }
             Object serving = c.attachment();
-            return new CoroutineReport(c.id(), c.name(), c.state().name(), serving == null ? null : serving.toString(), stack);
+            return new CoroutineReport(
+                    c.id(), c.name(), c.state().name(), serving == null ? null : serving.toString(), stack);
         }
     }
 }

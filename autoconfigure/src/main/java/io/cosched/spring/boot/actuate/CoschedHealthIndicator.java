@@ -2,14 +2,13 @@ package io.cosched.spring.boot.actuate;
 
 import io.cosched.Scheduler;
 import io.cosched.SchedulerStats;
-import org.springframework.boot.health.contributor.Health;
-import org.springframework.boot.health.contributor.HealthIndicator;
-import org.springframework.boot.health.contributor.Status;
-
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
 
 /**
  * The {@code cosched} health contributor: {@code UP} with each scheduler's key numbers as details;

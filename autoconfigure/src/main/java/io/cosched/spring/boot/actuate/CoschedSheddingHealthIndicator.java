@@ -22,7 +22,9 @@ public class CoschedSheddingHealthIndicator implements HealthIndicator {
     public Health health() {
         SheddingReadiness.Verdict v = readiness.look();
         Health.Builder b = v.refusing() ? Health.outOfService() : Health.up();
-        return b.withDetail("shedShare", Math.round(v.shedShare() * 1000) / 1000.0).withDetail("shed", v.shed())
-                .withDetail("started", v.started()).build();
+        return b.withDetail("shedShare", Math.round(v.shedShare() * 1000) / 1000.0)
+                .withDetail("shed", v.shed())
+                .withDetail("started", v.started())
+                .build();
     }
 }

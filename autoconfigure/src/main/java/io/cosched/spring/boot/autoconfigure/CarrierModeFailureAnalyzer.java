@@ -10,7 +10,8 @@ final class CarrierModeFailureAnalyzer extends AbstractFailureAnalyzer<CarrierMo
     @Override
     protected FailureAnalysis analyze(Throwable rootFailure, CarrierModeUnavailableException cause) {
         return new FailureAnalysis(
-                "cosched.carrier.require is true, but coroutines cannot run on cosched's carriers: " + cause.getMessage(),
+                "cosched.carrier.require is true, but coroutines cannot run on cosched's carriers: "
+                        + cause.getMessage(),
                 "Start the JVM with --add-opens java.base/java.lang=ALL-UNNAMED (on the command line; in "
                         + "JAVA_TOOL_OPTIONS as --add-opens=java.base/java.lang=ALL-UNNAMED; or as "
                         + "'Add-Opens: java.base/java.lang' in the executable jar's manifest), "

@@ -3,6 +3,8 @@ package io.cosched.spring.boot.autoconfigure;
 import io.cosched.IOManager;
 import io.cosched.PoolScheduler;
 import io.cosched.Scheduler;
+import java.util.ArrayList;
+import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -10,9 +12,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
-
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * cosched's schedulers: an {@link IOManager} (the event loops that also serve HTTP) and a
@@ -68,8 +67,10 @@ public final class CoschedAutoConfiguration {
 
     /** Stops every IOManager and PoolScheduler bean, the application's own included, after the web server. */
     @Bean
-    SchedulerLifecycle coschedSchedulerLifecycle(ObjectProvider<IOManager> ioManagers,
-            ObjectProvider<PoolScheduler> poolSchedulers, CoschedProperties properties) {
+    SchedulerLifecycle coschedSchedulerLifecycle(
+            ObjectProvider<IOManager> ioManagers,
+            ObjectProvider<PoolScheduler> poolSchedulers,
+            CoschedProperties properties) {
         List<Scheduler> schedulers = new ArrayList<>();
         ioManagers.orderedStream().forEach(schedulers::add);
         poolSchedulers.orderedStream().forEach(schedulers::add);

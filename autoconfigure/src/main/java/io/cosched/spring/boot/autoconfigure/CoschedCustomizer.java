@@ -11,10 +11,8 @@ import io.cosched.PoolScheduler;
 public interface CoschedCustomizer {
 
     /** Adjusts the PoolScheduler's builder. */
-    default void customize(PoolScheduler.Builder builder) {
-    }
+    default void customize(PoolScheduler.Builder builder) {}
 
     /** Adjusts the IOManager's builder. */
-    default void customize(IOManager.Builder builder) {
-    }
+    default void customize(IOManager.Builder builder) {}
 }

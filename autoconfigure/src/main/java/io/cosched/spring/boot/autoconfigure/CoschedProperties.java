@@ -2,10 +2,8 @@ package io.cosched.spring.boot.autoconfigure;
 
 import io.cosched.Arguments;
 import io.cosched.Transport;
-import org.jspecify.annotations.Nullable;
-import org.springframework.boot.context.properties.ConfigurationProperties;
-
 import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
  * The {@code cosched.*} properties of the runtime: on or off, the schedulers, carriers, stopping and the stall
@@ -196,5 +194,4 @@ public class CoschedProperties {
             this.threshold = Arguments.nonNegative("threshold", threshold);
         }
     }
-
 }

@@ -2,12 +2,11 @@ package io.cosched.spring.boot.autoconfigure;
 
 import io.cosched.Scheduler;
 import io.cosched.SchedulerStats;
+import java.time.Duration;
+import java.util.List;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.config.DestructionAwareBeanPostProcessor;
 import org.springframework.context.SmartLifecycle;
-
-import java.time.Duration;
-import java.util.List;
 
 /**
  * The one owner of the schedulers' lives in an application context. {@link Starter} starts every

@@ -108,7 +108,11 @@ class ArchitectureTest {
         for (String name : NOT_WIRING) {
             Class<?> engine = Class.forName(name, false, getClass().getClassLoader());
             rule = rule == null
-                    ? noClasses().that().resideInAPackage("io.cosched.spring.boot..").should().beAssignableTo(engine)
+                    ? noClasses()
+                            .that()
+                            .resideInAPackage("io.cosched.spring.boot..")
+                            .should()
+                            .beAssignableTo(engine)
                     : rule.orShould().beAssignableTo(engine);
         }
         assertThat(rule).isNotNull();

@@ -1,9 +1,6 @@
 package io.cosched.spring.boot.autoconfigure;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -13,8 +10,10 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.List;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Every {@code cosched.*} property as an IDE and the docs show it (the configuration processor's metadata): its
@@ -37,7 +36,8 @@ class ConfigurationMetadataTest {
         }
         List<String> generated = new ArrayList<>();
         JsonMapper json = JsonMapper.builder().build();
-        Enumeration<URL> files = getClass().getClassLoader().getResources("META-INF/spring-configuration-metadata.json");
+        Enumeration<URL> files =
+                getClass().getClassLoader().getResources("META-INF/spring-configuration-metadata.json");
         for (URL file : Collections.list(files)) {
             try (InputStream in = file.openStream()) {
                 JsonNode properties = json.readTree(in).get("properties");

@@ -1,5 +1,8 @@
 package io.cosched.spring.boot.autoconfigure;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.cosched.IOManager;
 import io.cosched.PoolScheduler;
 import io.cosched.Scheduler;
@@ -10,6 +13,9 @@ import io.cosched.spring.boot.autoconfigure.actuate.CoschedEndpointAutoConfigura
 import io.cosched.spring.boot.autoconfigure.http.CoschedHttpClientProperties;
 import io.cosched.spring.boot.autoconfigure.jdbc.CoschedJdbcProperties;
 import io.cosched.spring.boot.autoconfigure.security.CoschedSecurityProperties;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -21,19 +27,12 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 @Timeout(120)
 @ExtendWith(OutputCaptureExtension.class)
 class CoschedAutoConfigurationTest {
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(CoschedAutoConfiguration.class));
+    private final ApplicationContextRunner runner =
+            new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(CoschedAutoConfiguration.class));
 
     private static final int CORES = Runtime.getRuntime().availableProcessors();
 
@@ -57,7 +56,8 @@ class CoschedAutoConfigurationTest {
     void propertyDefaultsEqualTheRuntimesDefaults() {
         CoschedProperties p = new CoschedProperties();
         assertThat(p.getShutdown().getTimeout()).isEqualTo(Scheduler.DEFAULT_STOP_TIMEOUT);
-        try (IOManager io = IOManager.builder().build(); PoolScheduler pool = PoolScheduler.builder().build()) {
+        try (IOManager io = IOManager.builder().build();
+                PoolScheduler pool = PoolScheduler.builder().build()) {
             assertThat(p.getIo().getName()).isEqualTo(io.name());
             assertThat(p.getIo().getThreads()).isEqualTo(io.stats().threads());
             assertThat(p.getIo().getTransport()).isEqualTo(Transport.AUTO);
@@ -74,20 +74,27 @@ class CoschedAutoConfigurationTest {
         assertThat(new CoschedJdbcProperties().isEnabled()).isTrue();
         assertThat(new CoschedJdbcProperties().getCancelStatementsAfter())
                 .isEqualTo(LoopBoundDataSource.DEFAULT_CANCEL_STATEMENTS_AFTER);
-        assertThat(new CoschedSecurityProperties().getPasswordCheck()).isEqualTo(CoschedSecurityProperties.PasswordCheck.COMPUTE);
+        assertThat(new CoschedSecurityProperties().getPasswordCheck())
+                .isEqualTo(CoschedSecurityProperties.PasswordCheck.COMPUTE);
     }
 
     @Test
     void everySchedulerPropertyTakesEffect() {
-        runner.withPropertyValues("cosched.io.name=edge", "cosched.io.threads=1", "cosched.io.transport=nio",
-                "cosched.scheduler.name=work", "cosched.scheduler.threads=3", "cosched.scheduler.use-caller=true")
+        runner.withPropertyValues(
+                        "cosched.io.name=edge",
+                        "cosched.io.threads=1",
+                        "cosched.io.transport=nio",
+                        "cosched.scheduler.name=work",
+                        "cosched.scheduler.threads=3",
+                        "cosched.scheduler.use-caller=true")
                 .run(context -> {
                     IOManager io = context.getBean(IOManager.class);
                     PoolScheduler pool = context.getBean(PoolScheduler.class);
                     assertThat(io.name()).isEqualTo("edge");
                     assertThat(io.stats().threads()).isEqualTo(1);
                     assertThat(io.transport()).isEqualTo(Transport.NIO);
-                    assertThat(io.spawn(() -> Thread.currentThread().toString()).join()).endsWith("@edge-0");
+                    assertThat(io.spawn(() -> Thread.currentThread().toString()).join())
+                            .endsWith("@edge-0");
                     assertThat(pool.name()).isEqualTo("work");
                     assertThat(pool.stats().threads()).isEqualTo(3);
                     // use-caller: only threads - 1 carrier threads of its own
@@ -134,15 +141,18 @@ class CoschedAutoConfigurationTest {
                 })
                 .run(context -> {
                     assertThat(context.getBean(IOManager.class).name()).isEqualTo("customized-io");
-                    assertThat(context.getBean(IOManager.class).stats().threads()).isEqualTo(1);
-                    assertThat(context.getBean(PoolScheduler.class).stats().threads()).isEqualTo(1);
+                    assertThat(context.getBean(IOManager.class).stats().threads())
+                            .isEqualTo(1);
+                    assertThat(context.getBean(PoolScheduler.class).stats().threads())
+                            .isEqualTo(1);
                 });
     }
 
     @Test
     void springBootsApplicationTaskExecutorStaysAlongsideTheSchedulers() {
         new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(CoschedAutoConfiguration.class,
+                .withConfiguration(AutoConfigurations.of(
+                        CoschedAutoConfiguration.class,
                         org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration.class))
                 .run(context -> {
                     assertThat(context).hasSingleBean(IOManager.class).hasSingleBean(PoolScheduler.class);
@@ -176,8 +186,16 @@ class CoschedAutoConfigurationTest {
         runner.withPropertyValues("cosched.io.threads=1").run(context -> {
             context.pause();
             context.restart();
-            assertThat(context.getBean(IOManager.class).spawn(() -> 1).toFuture().get(10, TimeUnit.SECONDS)).isEqualTo(1);
-            assertThat(context.getBean(PoolScheduler.class).spawn(() -> 2).toFuture().get(10, TimeUnit.SECONDS)).isEqualTo(2);
+            assertThat(context.getBean(IOManager.class)
+                            .spawn(() -> 1)
+                            .toFuture()
+                            .get(10, TimeUnit.SECONDS))
+                    .isEqualTo(1);
+            assertThat(context.getBean(PoolScheduler.class)
+                            .spawn(() -> 2)
+                            .toFuture()
+                            .get(10, TimeUnit.SECONDS))
+                    .isEqualTo(2);
         });
     }
 
@@ -185,71 +203,104 @@ class CoschedAutoConfigurationTest {
     void theLifecycleRunsBelowTheWebServersPhases() {
         // lower phases start earlier and stop later: the loops outlive the server's graceful drain
         assertThat(SchedulerLifecycle.PHASE)
-                .isLessThan(org.springframework.boot.web.server.context.WebServerApplicationContext.START_STOP_LIFECYCLE_PHASE)
-                .isLessThan(org.springframework.boot.web.server.context.WebServerApplicationContext.GRACEFUL_SHUTDOWN_PHASE);
+                .isLessThan(
+                        org.springframework.boot.web.server.context.WebServerApplicationContext
+                                .START_STOP_LIFECYCLE_PHASE)
+                .isLessThan(
+                        org.springframework.boot.web.server.context.WebServerApplicationContext
+                                .GRACEFUL_SHUTDOWN_PHASE);
     }
 
     // ---- bad values: the failure analysis Spring Boot prints names property, value and rule ----
 
     @Test
     void failsToStartWhenThreadsIsZero(CapturedOutput output) {
-        assertStartupFails(output, "cosched.io.threads=0", "Property: cosched.io.threads", "Value: \"0\"",
+        assertStartupFails(
+                output,
+                "cosched.io.threads=0",
+                "Property: cosched.io.threads",
+                "Value: \"0\"",
                 "threads: 0 (expected: > 0)");
     }
 
     @Test
     void failsToStartWhenSchedulerThreadsIsNegative(CapturedOutput output) {
-        assertStartupFails(output, "cosched.scheduler.threads=-4", "Property: cosched.scheduler.threads",
+        assertStartupFails(
+                output,
+                "cosched.scheduler.threads=-4",
+                "Property: cosched.scheduler.threads",
                 "threads: -4 (expected: > 0)");
     }
 
     @Test
     void failsToStartOnAnUnknownTransportListingTheValidOnes(CapturedOutput output) {
-        assertStartupFails(output, "cosched.io.transport=kqueue", "Property: cosched.io.transport", "Value: \"kqueue\"",
-                "AUTO", "EPOLL", "NIO");
+        assertStartupFails(
+                output,
+                "cosched.io.transport=kqueue",
+                "Property: cosched.io.transport",
+                "Value: \"kqueue\"",
+                "AUTO",
+                "EPOLL",
+                "NIO");
     }
 
     @Test
     void failsToStartOnANegativeShutdownTimeout(CapturedOutput output) {
-        assertStartupFails(output, "cosched.shutdown.timeout=-5s", "Property: cosched.shutdown.timeout",
+        assertStartupFails(
+                output,
+                "cosched.shutdown.timeout=-5s",
+                "Property: cosched.shutdown.timeout",
                 "timeout: PT-5S (expected: >= 0)");
     }
 
     @Test
     void failsToStartOnANegativeStallThreshold(CapturedOutput output) {
-        assertStartupFails(output, "cosched.stall.threshold=-1ms", "Property: cosched.stall.threshold",
+        assertStartupFails(
+                output,
+                "cosched.stall.threshold=-1ms",
+                "Property: cosched.stall.threshold",
                 "threshold: PT-0.001S (expected: >= 0)");
     }
 
     @Test
     void failsToStartOnANegativeStallWarmUp(CapturedOutput output) {
-        assertStartupFails(output, "cosched.stall.warm-up=-1s", "Property: cosched.stall.warm-up",
+        assertStartupFails(
+                output,
+                "cosched.stall.warm-up=-1s",
+                "Property: cosched.stall.warm-up",
                 "warmUp: PT-1S (expected: >= 0)");
     }
 
     @Test
     void theStallThresholdReachesBothSchedulers() {
-        runner.withPropertyValues("cosched.io.name=wd-io", "cosched.scheduler.name=wd-pool").run(context ->
-                assertThat(threadNames()).contains("cosched-watchdog-wd-io", "cosched-watchdog-wd-pool"));
-        runner.withPropertyValues("cosched.io.name=nowd-io", "cosched.scheduler.name=nowd-pool",
-                "cosched.stall.threshold=0").run(context ->
-                assertThat(threadNames()).doesNotContain("cosched-watchdog-nowd-io", "cosched-watchdog-nowd-pool"));
+        runner.withPropertyValues("cosched.io.name=wd-io", "cosched.scheduler.name=wd-pool")
+                .run(context ->
+                        assertThat(threadNames()).contains("cosched-watchdog-wd-io", "cosched-watchdog-wd-pool"));
+        runner.withPropertyValues(
+                        "cosched.io.name=nowd-io", "cosched.scheduler.name=nowd-pool", "cosched.stall.threshold=0")
+                .run(context -> assertThat(threadNames())
+                        .doesNotContain("cosched-watchdog-nowd-io", "cosched-watchdog-nowd-pool"));
     }
 
     @Test
     void theDumpPropertyMakesTheSchedulersTrackTheirCoroutinesWhenTheEndpointIsExposed() {
-        ApplicationContextRunner withEndpoint = runner
-                .withConfiguration(AutoConfigurations.of(CoschedEndpointAutoConfiguration.class))
+        ApplicationContextRunner withEndpoint = runner.withConfiguration(
+                        AutoConfigurations.of(CoschedEndpointAutoConfiguration.class))
                 .withPropertyValues("management.endpoints.web.exposure.include=cosched");
-        withEndpoint.run(context -> assertThatThrownBy(() -> context.getBean(IOManager.class).coroutines())
+        withEndpoint.run(context -> assertThatThrownBy(
+                        () -> context.getBean(IOManager.class).coroutines())
                 .isInstanceOf(IllegalStateException.class));
-        withEndpoint.withPropertyValues("management.endpoint.cosched.dump.enabled=true").run(context -> {
-            assertThat(context.getBean(IOManager.class).coroutines()).isEmpty();
-            assertThat(context.getBean(PoolScheduler.class).coroutines()).isEmpty();
-        });
+        withEndpoint
+                .withPropertyValues("management.endpoint.cosched.dump.enabled=true")
+                .run(context -> {
+                    assertThat(context.getBean(IOManager.class).coroutines()).isEmpty();
+                    assertThat(context.getBean(PoolScheduler.class).coroutines())
+                            .isEmpty();
+                });
         // the setting belongs to the endpoint: without it, nobody reads a dump and nothing is tracked
-        runner.withPropertyValues("management.endpoint.cosched.dump.enabled=true").run(context ->
-                assertThatThrownBy(() -> context.getBean(IOManager.class).coroutines())
+        runner.withPropertyValues("management.endpoint.cosched.dump.enabled=true")
+                .run(context -> assertThatThrownBy(
+                                () -> context.getBean(IOManager.class).coroutines())
                         .isInstanceOf(IllegalStateException.class));
     }
 
@@ -259,19 +310,22 @@ class CoschedAutoConfigurationTest {
 
     @Configuration(proxyBeanMethods = false)
     @ImportAutoConfiguration(CoschedAutoConfiguration.class)
-    static class Minimal {
-    }
+    static class Minimal {}
 
     @Test
     void aContextThatFailsAfterTheSchedulersStartedLeavesNoLoopThreadBehind() {
         runner.withPropertyValues("cosched.io.name=doomed-io", "cosched.io.threads=2")
-                .withUserConfiguration(FailsAfterTheSchedulers.class).run(context -> {
+                .withUserConfiguration(FailsAfterTheSchedulers.class)
+                .run(context -> {
                     assertThat(context).hasFailed();
-                    assertThat(context.getStartupFailure()).hasStackTraceContaining("doomed-io is RUNNING, then this bean fails");
+                    assertThat(context.getStartupFailure())
+                            .hasStackTraceContaining("doomed-io is RUNNING, then this bean fails");
                 });
         // the threads end as their loops terminate, just after the stop returned
-        io.cosched.TestSupport.eventually(Duration.ofSeconds(10),
-                () -> threadNames().stream().noneMatch(n -> n.startsWith("doomed-io")), () -> threadNames().toString());
+        io.cosched.TestSupport.eventually(
+                Duration.ofSeconds(10),
+                () -> threadNames().stream().noneMatch(n -> n.startsWith("doomed-io")),
+                () -> threadNames().toString());
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -288,7 +342,10 @@ class CoschedAutoConfigurationTest {
 
     @Test
     void theShutdownTimeoutBindsAsADuration() {
-        runner.withPropertyValues("cosched.shutdown.timeout=2s").run(context ->
-                assertThat(context.getBean(CoschedProperties.class).getShutdown().getTimeout()).isEqualTo(Duration.ofSeconds(2)));
+        runner.withPropertyValues("cosched.shutdown.timeout=2s")
+                .run(context -> assertThat(context.getBean(CoschedProperties.class)
+                                .getShutdown()
+                                .getTimeout())
+                        .isEqualTo(Duration.ofSeconds(2)));
     }
 }

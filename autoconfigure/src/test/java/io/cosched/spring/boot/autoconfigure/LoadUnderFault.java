@@ -1,9 +1,10 @@
 package io.cosched.spring.boot.autoconfigure;
 
+import static io.cosched.TestSupport.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.cosched.Coroutine;
 import io.cosched.IOManager;
-import org.springframework.dao.DataAccessException;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,9 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
-
-import static io.cosched.TestSupport.eventually;
-import static org.assertj.core.api.Assertions.assertThat;
+import org.springframework.dao.DataAccessException;
 
 /**
  * The load of the tests that restart or fail over a server: coroutines, alternately on loops 0 and 1, that
@@ -79,27 +78,33 @@ public final class LoadUnderFault {
         for (int w = 0; w < seen.length; w++) {
             seen[w] = afterFault.get(w);
         }
-        eventually(timeout, () -> {
-            for (int w = 0; w < seen.length; w++) {
-                if (afterFault.get(w) < seen[w] + more) {
-                    return false;
-                }
-            }
-            return true;
-        }, () -> "coroutines stalled: " + this);
+        eventually(
+                timeout,
+                () -> {
+                    for (int w = 0; w < seen.length; w++) {
+                        if (afterFault.get(w) < seen[w] + more) {
+                            return false;
+                        }
+                    }
+                    return true;
+                },
+                () -> "coroutines stalled: " + this);
     }
 
     /** Waits until every coroutine has had {@code answers} answers after the fault. */
     public void awaitAnswersAfterFault(int answers, Duration timeout) {
-        eventually(timeout, () -> {
-            for (int w = 0; w < workers(); w++) {
-                if (afterFault.get(w) < answers) {
-                    return false;
-                }
-            }
-            return true;
-        }, () -> "coroutines without " + answers + " answers after the fault: " + afterFault + ", failures " + failures
-                + "; stuck:" + stuck(answers));
+        eventually(
+                timeout,
+                () -> {
+                    for (int w = 0; w < workers(); w++) {
+                        if (afterFault.get(w) < answers) {
+                            return false;
+                        }
+                    }
+                    return true;
+                },
+                () -> "coroutines without " + answers + " answers after the fault: " + afterFault + ", failures "
+                        + failures + "; stuck:" + stuck(answers));
     }
 
     /** Stops the coroutines and waits for each to end, rethrowing what one failed with. */
@@ -112,9 +117,13 @@ public final class LoadUnderFault {
 
     /** Runs {@code command} (a shell command that restarts a server) and asserts it ended well within 60 s. */
     public static void runCommand(String command) throws Exception {
-        Process p = new ProcessBuilder("sh", "-c", command).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder("sh", "-c", command)
+                .redirectErrorStream(true)
+                .start();
         String out = new String(p.getInputStream().readAllBytes());
-        assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("%s still running after 60 s", command).isTrue();
+        assertThat(p.waitFor(60, TimeUnit.SECONDS))
+                .as("%s still running after 60 s", command)
+                .isTrue();
         assertThat(p.exitValue()).as("%s: %s", command, out).isZero();
     }
 

@@ -20,7 +20,8 @@ class WebFluxSecurity {
     @Bean
     SecurityWebFilterChain resourceServer(ServerHttpSecurity http) {
         return http.csrf(ServerHttpSecurity.CsrfSpec::disable)
-                .authorizeExchange(a -> a.pathMatchers("/actuator/**").permitAll().anyExchange().authenticated())
+                .authorizeExchange(a ->
+                        a.pathMatchers("/actuator/**").permitAll().anyExchange().authenticated())
                 .oauth2ResourceServer(o -> o.jwt(Customizer.withDefaults()))
                 .build();
     }

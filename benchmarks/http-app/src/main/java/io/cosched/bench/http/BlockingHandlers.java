@@ -14,7 +14,8 @@ import reactor.core.publisher.Mono;
  */
 @RestController
 @RunAsCoroutine
-@ConditionalOnExpression("'${bench.variant}'.equalsIgnoreCase('cosched') or '${bench.variant}'.equalsIgnoreCase('virtual')")
+@ConditionalOnExpression(
+        "'${bench.variant}'.equalsIgnoreCase('cosched') or '${bench.variant}'.equalsIgnoreCase('virtual')")
 public class BlockingHandlers extends BlockingEndpoints {
 
     private final WebClient webClient;

@@ -3,6 +3,9 @@ package io.cosched.bench.http;
 import io.cosched.Coroutines;
 import io.cosched.spring.web.EventStream;
 import io.cosched.spring.web.RunAsCoroutine;
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Duration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.http.MediaType;
 import org.springframework.http.codec.ServerSentEvent;
@@ -10,10 +13,6 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
-
-import java.io.IOException;
-import java.io.InputStream;
-import java.time.Duration;
 
 /**
  * The streaming endpoints in blocking style on cosched (benchmarks/stream.sh): the upload read through an
@@ -45,7 +44,9 @@ public class CoroutineStreams {
             counters.producerStarted();
             try {
                 for (long id = 1; ; id++) {
-                    events.send(ServerSentEvent.builder(StreamCounters.DATA).id(Long.toString(id)).build());
+                    events.send(ServerSentEvent.builder(StreamCounters.DATA)
+                            .id(Long.toString(id))
+                            .build());
                     counters.produced();
                     if (!pause.isZero()) {
                         Coroutines.sleep(pause);

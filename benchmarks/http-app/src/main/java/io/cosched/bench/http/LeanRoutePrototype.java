@@ -3,6 +3,9 @@ package io.cosched.bench.http;
 import io.cosched.IOManager;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.context.SmartLifecycle;
@@ -13,10 +16,6 @@ import reactor.core.publisher.Sinks;
 import reactor.netty.Connection;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.server.HttpServer;
-
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 
 /**
  * A throw-away prototype, never shipped (issue 25): what a coroutine route would cost if cosched served
@@ -41,7 +40,10 @@ class LeanRoutePrototype implements SmartLifecycle {
     private final int port;
     private volatile DisposableServer server;
 
-    LeanRoutePrototype(IOManager io, ReactorResourceFactory loops, BlockingHandlers handlers,
+    LeanRoutePrototype(
+            IOManager io,
+            ReactorResourceFactory loops,
+            BlockingHandlers handlers,
             @Value("${bench.lean-port}") int port) {
         this.io = io;
         this.loops = loops;
@@ -54,13 +56,15 @@ class LeanRoutePrototype implements SmartLifecycle {
         MethodHandle hello;
         try {
             hello = MethodHandles.publicLookup()
-                    .findVirtual(BlockingHandlers.class, "hello", MethodType.methodType(String.class)).bindTo(handlers);
+                    .findVirtual(BlockingHandlers.class, "hello", MethodType.methodType(String.class))
+                    .bindTo(handlers);
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException(e);
         }
-        server = HttpServer.create().runOn(loops.getLoopResources()).port(port)
-                .route(routes -> routes
-                        .get("/hello", (request, response) -> {
+        server = HttpServer.create()
+                .runOn(loops.getLoopResources())
+                .port(port)
+                .route(routes -> routes.get("/hello", (request, response) -> {
                             EventLoop loop = ((Connection) request).channel().eventLoop();
                             Sinks.One<String> result = Sinks.one();
                             io.spawn(() -> {
@@ -76,9 +80,11 @@ class LeanRoutePrototype implements SmartLifecycle {
                             return response.header(HttpHeaderNames.CONTENT_TYPE, "text/plain;charset=UTF-8")
                                     .sendString(result.asMono());
                         })
-                        .get("/hello-bare", (request, response) -> response
-                                .header(HttpHeaderNames.CONTENT_TYPE, "text/plain;charset=UTF-8")
-                                .sendString(Mono.just("hello"))))
+                        .get(
+                                "/hello-bare",
+                                (request, response) -> response.header(
+                                                HttpHeaderNames.CONTENT_TYPE, "text/plain;charset=UTF-8")
+                                        .sendString(Mono.just("hello"))))
                 .bindNow();
     }
 

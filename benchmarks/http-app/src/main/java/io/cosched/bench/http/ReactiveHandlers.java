@@ -2,12 +2,12 @@ package io.cosched.bench.http;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
-import org.springframework.r2dbc.core.DatabaseClient;
-import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.http.client.ReactorResourceFactory;
 import org.springframework.http.client.reactive.ReactorClientHttpConnector;
-import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
+import org.springframework.r2dbc.core.DatabaseClient;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.publisher.Mono;
@@ -27,9 +27,14 @@ public class ReactiveHandlers {
     private final ObjectProvider<DatabaseClient> database;
     private final ObjectProvider<ReactiveStringRedisTemplate> redis;
 
-    public ReactiveHandlers(Backends backends, ReactorResourceFactory loops, ObjectProvider<DatabaseClient> database,
+    public ReactiveHandlers(
+            Backends backends,
+            ReactorResourceFactory loops,
+            ObjectProvider<DatabaseClient> database,
             ObjectProvider<ReactiveStringRedisTemplate> redis) {
-        this.client = WebClient.builder().clientConnector(new ReactorClientHttpConnector(loops, c -> c)).build();
+        this.client = WebClient.builder()
+                .clientConnector(new ReactorClientHttpConnector(loops, c -> c))
+                .build();
         this.uri = backends.downstreamUri().toString();
         this.database = database;
         this.redis = redis;
@@ -55,8 +60,11 @@ public class ReactiveHandlers {
     @GetMapping("/jdbc")
     public Mono<String> jdbc(@RequestParam(defaultValue = "1") int id) {
         // a named parameter: Spring writes each database's own marker ($1 on PostgreSQL, ? on MariaDB)
-        return database.getObject().sql("SELECT name FROM items WHERE id = :id").bind("id", Math.floorMod(id, 1000) + 1)
-                .map(row -> row.get(0, String.class)).one();
+        return database.getObject()
+                .sql("SELECT name FROM items WHERE id = :id")
+                .bind("id", Math.floorMod(id, 1000) + 1)
+                .map(row -> row.get(0, String.class))
+                .one();
     }
 
     /** Lettuce's reactive API through Boot's reactive template: the reply is read on Lettuce's own loop. */

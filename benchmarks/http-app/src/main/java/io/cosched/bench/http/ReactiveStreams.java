@@ -1,5 +1,6 @@
 package io.cosched.bench.http;
 
+import java.time.Duration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
@@ -12,8 +13,6 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-
-import java.time.Duration;
 
 /**
  * The streaming endpoints as pure WebFlux writes them (benchmarks/stream.sh): the upload counted buffer by buffer
@@ -33,10 +32,11 @@ public class ReactiveStreams {
     @PostMapping("/upload")
     public Mono<String> upload(@RequestBody Flux<DataBuffer> body) {
         return body.reduce(0L, (n, buffer) -> {
-            long sum = n + buffer.readableByteCount();
-            DataBufferUtils.release(buffer);
-            return sum;
-        }).map(String::valueOf);
+                    long sum = n + buffer.readableByteCount();
+                    DataBufferUtils.release(buffer);
+                    return sum;
+                })
+                .map(String::valueOf);
     }
 
     /**
@@ -49,7 +49,9 @@ public class ReactiveStreams {
     public Flux<ServerSentEvent<String>> sse(@RequestParam(defaultValue = "1000") int hz) {
         Duration pause = StreamCounters.pause(hz);
         Flux<ServerSentEvent<String>> events = Flux.generate(() -> 1L, (id, sink) -> {
-            sink.next(ServerSentEvent.builder(StreamCounters.DATA).id(Long.toString(id)).build());
+            sink.next(ServerSentEvent.builder(StreamCounters.DATA)
+                    .id(Long.toString(id))
+                    .build());
             return id + 1;
         });
         return (pause.isZero() ? events : events.delayElements(pause))

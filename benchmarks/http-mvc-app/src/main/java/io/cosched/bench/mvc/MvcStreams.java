@@ -1,16 +1,15 @@
 package io.cosched.bench.mvc;
 
 import io.cosched.bench.http.StreamCounters;
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Duration;
 import org.springframework.http.MediaType;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
-
-import java.io.IOException;
-import java.io.InputStream;
-import java.time.Duration;
 
 /**
  * The streaming endpoints as Spring MVC writes them on Tomcat with virtual threads (benchmarks/stream.sh): the

@@ -2,13 +2,12 @@ package io.cosched.spring.http.client;
 
 import io.cosched.http.client.LoopHttpClient;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
+import java.io.IOException;
+import java.net.URI;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.client.AbstractBufferingClientHttpRequest;
 import org.springframework.http.client.ClientHttpResponse;
-
-import java.io.IOException;
-import java.net.URI;
 
 /** One request: its body buffered by Spring, its headers and method handed to the client as Netty's. */
 final class LoopClientHttpRequest extends AbstractBufferingClientHttpRequest {

@@ -1,13 +1,12 @@
 package io.cosched.spring.http.client;
 
 import io.cosched.http.client.LoopHttpClient;
-import org.springframework.http.HttpMethod;
-import org.springframework.http.client.ClientHttpRequest;
-import org.springframework.http.client.ClientHttpRequestFactory;
-
 import java.io.IOException;
 import java.net.URI;
 import java.util.Objects;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.client.ClientHttpRequest;
+import org.springframework.http.client.ClientHttpRequestFactory;
 
 /**
  * Spring's blocking HTTP client ({@code RestClient}, {@code RestTemplate}) over a
@@ -23,7 +22,8 @@ public final class LoopClientHttpRequestFactory implements ClientHttpRequestFact
     private final LoopHttpClient client;
 
     public LoopClientHttpRequestFactory(LoopHttpClient client) {
-        this.client = Objects.requireNonNull(client, "client: null (expected: the LoopHttpClient that makes the calls)");
+        this.client =
+                Objects.requireNonNull(client, "client: null (expected: the LoopHttpClient that makes the calls)");
     }
 
     /** The client that makes the calls: its settings and its connection counts. */

@@ -1,13 +1,12 @@
 package io.cosched.spring.http.client;
 
 import io.cosched.http.client.LoopHttpResponse;
+import java.io.InputStream;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.client.ClientHttpResponse;
-
-import java.io.InputStream;
-import java.util.Map;
 
 /** A {@link LoopHttpResponse} as Spring's response: the same body stream, headers copied on first use. */
 final class LoopClientHttpResponse implements ClientHttpResponse {

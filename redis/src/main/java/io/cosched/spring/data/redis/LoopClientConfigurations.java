@@ -11,12 +11,13 @@ import org.springframework.data.redis.connection.lettuce.LettucePoolingClientCon
 /** A loop's copy of a client configuration: the same in everything but its client resources and pool limits. */
 final class LoopClientConfigurations {
 
-    private LoopClientConfigurations() {
-    }
+    private LoopClientConfigurations() {}
 
-    static LettuceClientConfiguration onLoop(LettuceClientConfiguration base, ClientResources resources, int loops, int loop) {
+    static LettuceClientConfiguration onLoop(
+            LettuceClientConfiguration base, ClientResources resources, int loops, int loop) {
         LettuceClientConfigurationBuilder b = base instanceof LettucePoolingClientConfiguration pooling
-                ? Pooling.builder(pooling, loops, loop) : LettuceClientConfiguration.builder();
+                ? Pooling.builder(pooling, loops, loop)
+                : LettuceClientConfiguration.builder();
         if (base.isUseSsl()) {
             LettuceSslClientConfigurationBuilder ssl = b.useSsl().verifyPeer(base.getVerifyMode());
             if (base.isStartTls()) {
@@ -28,8 +29,11 @@ final class LoopClientConfigurations {
         base.getReadFrom().ifPresent(b::readFrom);
         base.getRedisCredentialsProviderFactory().ifPresent(b::redisCredentialsProviderFactory);
         base.getClientName().ifPresent(b::clientName);
-        return b.commandTimeout(base.getCommandTimeout()).shutdownTimeout(base.getShutdownTimeout())
-                .shutdownQuietPeriod(base.getShutdownQuietPeriod()).clientResources(resources).build();
+        return b.commandTimeout(base.getCommandTimeout())
+                .shutdownTimeout(base.getShutdownTimeout())
+                .shutdownQuietPeriod(base.getShutdownQuietPeriod())
+                .clientResources(resources)
+                .build();
     }
 
     /** {@code loop}'s part of {@code total} over {@code loops}, the first ones one larger; a limit that is not positive stays as it is. */
@@ -44,10 +48,12 @@ final class LoopClientConfigurations {
     private static final class Pooling {
 
         static LettuceClientConfigurationBuilder builder(LettucePoolingClientConfiguration base, int loops, int loop) {
-            GenericObjectPoolConfig<StatefulConnection<?, ?>> pool = base.getPoolConfig().clone();
+            GenericObjectPoolConfig<StatefulConnection<?, ?>> pool =
+                    base.getPoolConfig().clone();
             pool.setMaxTotal(share(pool.getMaxTotal(), loops, loop));
             pool.setMaxIdle(share(pool.getMaxIdle(), loops, loop));
-            pool.setMinIdle(Math.min(pool.getMinIdle() <= 0 ? pool.getMinIdle() : share(pool.getMinIdle(), loops, loop),
+            pool.setMinIdle(Math.min(
+                    pool.getMinIdle() <= 0 ? pool.getMinIdle() : share(pool.getMinIdle(), loops, loop),
                     pool.getMaxIdle() < 0 ? Integer.MAX_VALUE : pool.getMaxIdle()));
             return LettucePoolingClientConfiguration.builder().poolConfig(pool);
         }

@@ -4,6 +4,12 @@ import io.cosched.IOManager;
 import io.cosched.redis.LoopEventLoopGroupProvider;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
+import java.lang.reflect.Field;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.task.AsyncTaskExecutor;
 import org.springframework.data.redis.connection.RedisConfiguration;
@@ -14,13 +20,6 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnection.PipeliningFlushPolicy;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-
-import java.lang.reflect.Field;
-import java.util.Objects;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Lock;
-import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Consumer;
 
 /**
  * A Spring Data Redis {@link LettuceConnectionFactory} that gives a coroutine a connection of its own event
@@ -57,8 +56,8 @@ public class LoopLettuceConnectionFactory extends LettuceConnectionFactory {
      * @param io                  the IOManager whose loops carry the per-loop connections
      * @throws IllegalArgumentException if the configuration does not qualify ({@link #unsupportedReason})
      */
-    public LoopLettuceConnectionFactory(RedisConfiguration configuration, LettuceClientConfiguration clientConfiguration,
-            IOManager io) {
+    public LoopLettuceConnectionFactory(
+            RedisConfiguration configuration, LettuceClientConfiguration clientConfiguration, IOManager io) {
         super(configuration, clientConfiguration);
         this.io = io;
         this.configuration = checked(configuration, io);
@@ -68,8 +67,8 @@ public class LoopLettuceConnectionFactory extends LettuceConnectionFactory {
      * For a standalone Redis: as the other constructor, and {@link #getStandaloneConfiguration()} reports
      * {@code configuration} (as with Spring Data Redis's own standalone constructor).
      */
-    public LoopLettuceConnectionFactory(RedisStandaloneConfiguration configuration,
-            LettuceClientConfiguration clientConfiguration, IOManager io) {
+    public LoopLettuceConnectionFactory(
+            RedisStandaloneConfiguration configuration, LettuceClientConfiguration clientConfiguration, IOManager io) {
         super(configuration, clientConfiguration);
         this.io = io;
         this.configuration = checked(configuration, io);
@@ -140,7 +139,8 @@ public class LoopLettuceConnectionFactory extends LettuceConnectionFactory {
      * connection to several nodes) do not; nor does an IOManager whose transport Lettuce does not use.
      */
     public static @Nullable String unsupportedReason(RedisConfiguration configuration, IOManager io) {
-        if (!(configuration instanceof RedisStandaloneConfiguration || configuration instanceof RedisSentinelConfiguration
+        if (!(configuration instanceof RedisStandaloneConfiguration
+                || configuration instanceof RedisSentinelConfiguration
                 || configuration instanceof RedisSocketConfiguration)) {
             return "it is a " + configuration.getClass().getSimpleName() + " (Redis Cluster and static master/replica "
                     + "keep Lettuce's own routing; standalone, Sentinel and Unix-socket configurations go on the loops)";
@@ -192,7 +192,9 @@ public class LoopLettuceConnectionFactory extends LettuceConnectionFactory {
         ClientResources base = getClientConfiguration().getClientResources().orElse(null);
         if (base == null) {
             // the main client makes resources of its own; the per-loop clients share one set made here
-            base = DefaultClientResources.builder().eventLoopGroupProvider(LoopEventLoopGroupProvider.allLoops(io)).build();
+            base = DefaultClientResources.builder()
+                    .eventLoopGroupProvider(LoopEventLoopGroupProvider.allLoops(io))
+                    .build();
             ownResources = base;
         }
         int n = io.threads();
@@ -201,8 +203,8 @@ public class LoopLettuceConnectionFactory extends LettuceConnectionFactory {
         loopResources = resources;
         for (int i = 0; i < n; i++) {
             resources[i] = LoopEventLoopGroupProvider.resourcesOnLoop(base, io, i);
-            LettuceConnectionFactory f = new LettuceConnectionFactory(configuration,
-                    LoopClientConfigurations.onLoop(getClientConfiguration(), resources[i], n, i));
+            LettuceConnectionFactory f = new LettuceConnectionFactory(
+                    configuration, LoopClientConfigurations.onLoop(getClientConfiguration(), resources[i], n, i));
             f.setShareNativeConnection(getShareNativeConnection());
             f.setValidateConnection(getValidateConnection());
             f.setConvertPipelineAndTxResults(getConvertPipelineAndTxResults());
@@ -249,7 +251,8 @@ public class LoopLettuceConnectionFactory extends LettuceConnectionFactory {
      * {@link IOManager#loopForCaller()} picks; {@code null} for a loop thread of a one-loop IOManager and for
      * any other thread. Called on every {@link #getConnection()}: one look at the caller.
      */
-    @Nullable LettuceConnectionFactory factoryOfCaller() {
+    @Nullable
+    LettuceConnectionFactory factoryOfCaller() {
         LettuceConnectionFactory[] l = loops;
         if (l == null) {
             return null;
@@ -265,7 +268,8 @@ public class LoopLettuceConnectionFactory extends LettuceConnectionFactory {
     }
 
     /** Loop {@code index}'s factory, while this one runs. */
-    @Nullable LettuceConnectionFactory loopFactory(int index) {
+    @Nullable
+    LettuceConnectionFactory loopFactory(int index) {
         LettuceConnectionFactory[] l = loops;
         return l == null ? null : l[index];
     }

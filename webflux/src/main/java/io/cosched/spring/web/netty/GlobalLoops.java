@@ -1,10 +1,9 @@
 package io.cosched.spring.web.netty;
 
-import io.cosched.Internal;
 import io.cosched.IOManager;
-import reactor.netty.http.HttpResources;
-
+import io.cosched.Internal;
 import java.util.concurrent.atomic.AtomicReference;
+import reactor.netty.http.HttpResources;
 
 /**
  * Reactor Netty's global HTTP resources on the IOManager's loops. A {@code WebClient} or {@code HttpClient} not made
@@ -22,8 +21,7 @@ public final class GlobalLoops implements AutoCloseable {
 
     private static final AtomicReference<GlobalLoops> INSTALLED = new AtomicReference<>();
 
-    private GlobalLoops() {
-    }
+    private GlobalLoops() {}
 
     /** Makes {@code io}'s loops Reactor Netty's global HTTP loops until {@link #close()}; {@code io} must be running. */
     public static GlobalLoops install(IOManager io) {

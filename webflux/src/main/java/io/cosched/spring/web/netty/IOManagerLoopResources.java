@@ -1,7 +1,7 @@
 package io.cosched.spring.web.netty;
 
-import io.cosched.Internal;
 import io.cosched.IOManager;
+import io.cosched.Internal;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelPromise;
@@ -12,10 +12,9 @@ import io.netty.channel.IoEventLoopGroup;
 import io.netty.util.concurrent.AbstractEventExecutorGroup;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Future;
-import reactor.netty.resources.LoopResources;
-
 import java.util.Iterator;
 import java.util.concurrent.TimeUnit;
+import reactor.netty.resources.LoopResources;
 
 /**
  * Reactor Netty's loop resources backed by the IOManager: its event loops for connections, server
@@ -120,8 +119,7 @@ public final class IOManagerLoopResources implements LoopResources {
 
         @Override
         @Deprecated
-        public void shutdown() {
-        }
+        public void shutdown() {}
 
         @Override
         public boolean isShutdown() {

@@ -1,8 +1,14 @@
 package io.cosched.spring.web.netty;
 
-import io.cosched.Internal;
 import io.cosched.IOManager;
+import io.cosched.Internal;
 import io.netty.resolver.AddressResolverGroup;
+import java.net.SocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -10,13 +16,6 @@ import reactor.netty.Connection;
 import reactor.netty.ConnectionObserver;
 import reactor.netty.resources.ConnectionProvider;
 import reactor.netty.transport.TransportConfig;
-
-import java.net.SocketAddress;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Objects;
-import java.util.function.Function;
-import java.util.function.Supplier;
 
 /**
  * Reactor Netty connection pools, one per event loop of an {@link IOManager}, for clients on those loops
@@ -56,11 +55,14 @@ public final class LoopConnectionProvider implements ConnectionProvider {
     }
 
     @Override
-    public Mono<? extends Connection> acquire(TransportConfig config, ConnectionObserver connectionObserver,
+    public Mono<? extends Connection> acquire(
+            TransportConfig config,
+            ConnectionObserver connectionObserver,
             @Nullable Supplier<? extends SocketAddress> remoteAddress,
             @Nullable AddressResolverGroup<?> resolverGroup) {
         // which pool is decided where the caller subscribes: for a blocking caller that is its own thread
-        return Mono.<Connection>defer(() -> poolOfCaller().acquire(config, connectionObserver, remoteAddress, resolverGroup));
+        return Mono.<Connection>defer(
+                () -> poolOfCaller().acquire(config, connectionObserver, remoteAddress, resolverGroup));
     }
 
     /** The pool of the calling loop or coroutine; the others' pool elsewhere. */
@@ -87,7 +89,9 @@ public final class LoopConnectionProvider implements ConnectionProvider {
 
     @Override
     public Mono<Void> disposeLater() {
-        return Flux.fromIterable(all()).flatMap(ConnectionProvider::disposeLater).then();
+        return Flux.fromIterable(all())
+                .flatMap(ConnectionProvider::disposeLater)
+                .then();
     }
 
     @Override

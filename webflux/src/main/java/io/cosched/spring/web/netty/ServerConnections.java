@@ -2,7 +2,6 @@ package io.cosched.spring.web.netty;
 
 import io.cosched.Internal;
 import io.netty.channel.Channel;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,12 +2,10 @@ package io.cosched.spring.web.server;
 
 import io.cosched.IOManager;
 import io.cosched.Internal;
-
-import org.jspecify.annotations.Nullable;
-import org.springframework.web.server.ServerWebExchange;
-
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.springframework.web.server.ServerWebExchange;
 
 /**
  * The in-flight limit of coroutine requests, for every way a handler becomes a coroutine (a
@@ -38,7 +36,7 @@ public final class Admission {
      * already. {@code exchange}: the request, null for a hand-off of Spring's blocking execution.
      */
     boolean enter(@Nullable ServerWebExchange exchange) {
-        for (;;) {
+        for (; ; ) {
             int n = inFlight.get();
             if (n >= limit) {
                 break;

@@ -1,12 +1,11 @@
 package io.cosched.spring.web.server;
 
-import org.jspecify.annotations.Nullable;
-import org.springframework.core.io.buffer.DataBuffer;
-import org.springframework.core.io.buffer.DataBufferUtils;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferUtils;
 
 /**
  * A request body (or one multipart part's content) as an {@link InputStream}: a read takes bytes from the buffers
@@ -28,7 +27,8 @@ final class BodyInputStream extends InputStream {
     /** Where the buffers come from. */
     interface Source {
         /** The next buffer, parking until it arrives; null at the end. */
-        @Nullable DataBuffer next() throws IOException;
+        @Nullable
+        DataBuffer next() throws IOException;
 
         /** The reader stops early: what is left is dropped. */
         void close();

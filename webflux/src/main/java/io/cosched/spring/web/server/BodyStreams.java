@@ -1,6 +1,8 @@
 package io.cosched.spring.web.server;
 
 import io.cosched.spring.web.MultipartStream;
+import java.io.InputStream;
+import java.util.List;
 import org.springframework.core.ResolvableType;
 import org.springframework.core.codec.Hints;
 import org.springframework.core.io.buffer.DataBuffer;
@@ -14,9 +16,6 @@ import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.util.ClassUtils;
 import org.springframework.web.server.UnsupportedMediaTypeStatusException;
 
-import java.io.InputStream;
-import java.util.List;
-
 /**
  * The request body as an {@link InputStream} or a {@link MultipartStream}, for the handler arguments
  * ({@link StreamArguments}, {@link InputStreamBodyReader}). In a coroutine request they read from the connection
@@ -29,17 +28,19 @@ final class BodyStreams {
     private static final boolean REACTOR_NETTY =
             ClassUtils.isPresent("reactor.netty.Connection", BodyStreams.class.getClassLoader());
 
-    private BodyStreams() {
-    }
+    private BodyStreams() {}
 
     static InputStream body(ServerHttpRequest request, ServerHttpResponse response, StreamLimits detachedLimits) {
         ServerHttpRequest raw = raw(request);
         StreamRequest owner = owner(request, response, detachedLimits, "an InputStream request body");
-        return BodyInputStream.of(new PullSubscriber<DataBuffer>(raw.getBody(), owner, BodyInputStream.PREFETCH,
-                DataBufferUtils::release, "reading the request body"));
+        return BodyInputStream.of(new PullSubscriber<DataBuffer>(
+                raw.getBody(), owner, BodyInputStream.PREFETCH, DataBufferUtils::release, "reading the request body"));
     }
 
-    static MultipartStream parts(ServerHttpRequest request, ServerHttpResponse response, PartEventHttpMessageReader reader,
+    static MultipartStream parts(
+            ServerHttpRequest request,
+            ServerHttpResponse response,
+            PartEventHttpMessageReader reader,
             StreamLimits detachedLimits) {
         MediaType type = request.getHeaders().getContentType();
         if (type == null || !"multipart".equals(type.getType())) {
@@ -47,8 +48,12 @@ final class BodyStreams {
         }
         ServerHttpRequest raw = raw(request);
         StreamRequest owner = owner(request, response, detachedLimits, "a MultipartStream");
-        return new StreamedParts(new PullSubscriber<>(reader.read(ResolvableType.forClass(PartEvent.class), raw, Hints.none()),
-                owner, StreamedParts.PREFETCH, StreamedParts::release, "reading the multipart request body"));
+        return new StreamedParts(new PullSubscriber<>(
+                reader.read(ResolvableType.forClass(PartEvent.class), raw, Hints.none()),
+                owner,
+                StreamedParts.PREFETCH,
+                StreamedParts::release,
+                "reading the multipart request body"));
     }
 
     /** The request whose body comes straight from the connection. */
@@ -56,8 +61,8 @@ final class BodyStreams {
         return request instanceof CoroutineExchange.CoroutineRequest ours ? ours.raw() : request;
     }
 
-    private static StreamRequest owner(ServerHttpRequest request, ServerHttpResponse response, StreamLimits detachedLimits,
-            String what) {
+    private static StreamRequest owner(
+            ServerHttpRequest request, ServerHttpResponse response, StreamLimits detachedLimits, String what) {
         if (request instanceof CoroutineExchange.CoroutineRequest ours) {
             return ours.coroutine();
         }

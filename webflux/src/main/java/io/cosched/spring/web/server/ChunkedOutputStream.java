@@ -1,14 +1,13 @@
 package io.cosched.spring.web.server;
 
 import io.cosched.spring.web.StreamingResponseBody;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferFactory;
 import org.springframework.core.io.buffer.DataBufferUtils;
-
-import java.io.IOException;
-import java.io.OutputStream;
-import java.util.Objects;
 
 /**
  * The {@link OutputStream} a {@link StreamingResponseBody} writes to: bytes fill a buffer of {@link #CHUNK} bytes

@@ -5,6 +5,8 @@ import io.micrometer.context.ContextRegistry;
 import io.micrometer.context.ContextSnapshot;
 import io.micrometer.context.ContextSnapshotFactory;
 import io.micrometer.context.ThreadLocalAccessor;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import org.jspecify.annotations.Nullable;
 import org.springframework.security.core.context.ReactiveSecurityContextHolder;
 import org.springframework.security.core.context.SecurityContext;
@@ -13,9 +15,6 @@ import org.springframework.security.core.context.SecurityContextHolderStrategy;
 import org.springframework.util.ClassUtils;
 import reactor.core.Fuseable;
 import reactor.util.context.Context;
-
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 /**
  * Carries a request's context into its coroutine:
@@ -64,7 +63,8 @@ interface ContextRestorer {
 
         Micrometer(ContextRegistry registry) {
             this.registry = registry;
-            this.snapshots = ContextSnapshotFactory.builder().contextRegistry(registry).build();
+            this.snapshots =
+                    ContextSnapshotFactory.builder().contextRegistry(registry).build();
         }
 
         @Override
@@ -138,7 +138,8 @@ interface ContextRestorer {
                 }
             }
             CompletableFuture<SecurityContext> loaded = ReactiveSecurityContextHolder.getContext()
-                    .contextWrite(context).toFuture();
+                    .contextWrite(context)
+                    .toFuture();
             try {
                 return loaded.isDone() ? loaded.join() : Coroutines.await(loaded);
             } catch (InterruptedException e) {

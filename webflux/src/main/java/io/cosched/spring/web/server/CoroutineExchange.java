@@ -1,5 +1,6 @@
 package io.cosched.spring.web.server;
 
+import java.security.Principal;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferLimitException;
@@ -15,8 +16,6 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
-
-import java.security.Principal;
 
 /**
  * The exchange a coroutine handler's arguments are resolved from: what Spring may have to wait for
@@ -61,12 +60,16 @@ final class CoroutineExchange extends ServerWebExchangeDecorator {
 
     @Override
     public Mono<MultiValueMap<String, String>> getFormData() {
-        return super.getFormData().onErrorMap(DataBufferLimitException.class, ContentTooLargeException::new).publishOn(into());
+        return super.getFormData()
+                .onErrorMap(DataBufferLimitException.class, ContentTooLargeException::new)
+                .publishOn(into());
     }
 
     @Override
     public Mono<MultiValueMap<String, Part>> getMultipartData() {
-        return super.getMultipartData().onErrorMap(DataBufferLimitException.class, ContentTooLargeException::new).publishOn(into());
+        return super.getMultipartData()
+                .onErrorMap(DataBufferLimitException.class, ContentTooLargeException::new)
+                .publishOn(into());
     }
 
     private Scheduler into() {

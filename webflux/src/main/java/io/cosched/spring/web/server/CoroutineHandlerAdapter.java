@@ -23,8 +23,10 @@ final class CoroutineHandlerAdapter extends RequestMappingHandlerAdapter {
     @Override
     public Mono<HandlerResult> handle(ServerWebExchange exchange, Object handler) {
         if (handler instanceof HandlerMethod method && requests.selector().test(method)) {
-            return requests.serve(exchange, request -> super.handle(new CoroutineExchange(exchange, request), handler)
-                    .map(result -> ResponseStreams.bind(result, request, exchange)));
+            return requests.serve(
+                    exchange,
+                    request -> super.handle(new CoroutineExchange(exchange, request), handler)
+                            .map(result -> ResponseStreams.bind(result, request, exchange)));
         }
         return super.handle(exchange, handler);
     }

@@ -4,18 +4,17 @@ import io.cosched.spring.web.EventStream;
 import io.cosched.spring.web.MultipartStream;
 import io.cosched.spring.web.RunAsCoroutine;
 import io.cosched.spring.web.StreamingResponseBody;
+import java.io.InputStream;
+import java.lang.reflect.Method;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 import org.springframework.core.KotlinDetector;
 import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.http.HttpEntity;
 import org.springframework.web.method.HandlerMethod;
-
-import java.io.InputStream;
-import java.lang.reflect.Method;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Predicate;
 
 /**
  * Which handler methods run as coroutines: in annotated mode those marked {@link RunAsCoroutine} (on the method
@@ -39,7 +38,8 @@ final class CoroutineHandlerSelector implements Predicate<HandlerMethod> {
 
     @Override
     public boolean test(HandlerMethod handler) {
-        Map<Method, Boolean> byMethod = decisions.computeIfAbsent(handler.getBeanType(), t -> new ConcurrentHashMap<>());
+        Map<Method, Boolean> byMethod =
+                decisions.computeIfAbsent(handler.getBeanType(), t -> new ConcurrentHashMap<>());
         Boolean decision = byMethod.get(handler.getMethod());
         if (decision == null) {
             decision = decide(handler);

@@ -6,6 +6,11 @@ import io.cosched.Internal;
 import io.cosched.spring.web.CoroutineHandlers;
 import io.cosched.spring.web.CoschedWebStats;
 import io.netty.channel.EventLoop;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.Executor;
+import java.util.function.Function;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import org.springframework.core.task.AsyncTaskExecutor;
@@ -17,12 +22,6 @@ import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebExceptionHandler;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Mono;
-
-import java.time.Duration;
-import java.util.concurrent.Callable;
-import java.util.concurrent.Executor;
-import java.util.function.Function;
-import java.util.function.Predicate;
 
 /**
  * cosched's request handling for WebFlux, the one entry point of this package: each blocking handler
@@ -58,13 +57,22 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
      * @param annotatedOnly      only handlers marked {@link io.cosched.spring.web.RunAsCoroutine}, or every blocking one
      * @param streams            the limits of a request once it streams its body or its response
      */
-    public CoroutineRequests(IOManager io, @Nullable Duration timeout,
-            @Nullable Integer maxInFlight, boolean cancelOnDisconnect, boolean annotatedOnly, StreamLimits streams) {
+    public CoroutineRequests(
+            IOManager io,
+            @Nullable Duration timeout,
+            @Nullable Integer maxInFlight,
+            boolean cancelOnDisconnect,
+            boolean annotatedOnly,
+            StreamLimits streams) {
         this.io = io;
-        this.admission = new Admission(io, maxInFlight == null ? Integer.MAX_VALUE : Arguments.positive("maxInFlight", maxInFlight));
+        this.admission = new Admission(
+                io, maxInFlight == null ? Integer.MAX_VALUE : Arguments.positive("maxInFlight", maxInFlight));
         this.services = new RequestServices(io, admission, admission.counts());
-        this.policy = new RequestPolicy(timeout == null ? null : Arguments.positive("timeout", timeout), cancelOnDisconnect,
-                ContextRestorer.detect(), streams);
+        this.policy = new RequestPolicy(
+                timeout == null ? null : Arguments.positive("timeout", timeout),
+                cancelOnDisconnect,
+                ContextRestorer.detect(),
+                streams);
         this.selector = new CoroutineHandlerSelector(annotatedOnly);
         this.executor = new CoroutineHandlerExecutor(services);
     }
@@ -91,14 +99,16 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
     /** Calls {@code handler} in a new coroutine on the loop of {@code exchange}'s connection; for a blocking functional endpoint. */
     @Override
     public <T> Mono<T> call(ServerWebExchange exchange, Callable<? extends Mono<T>> handler) {
-        return serve(exchange, request -> Mono.defer(() -> {
-            exchange.getAttributes().put(FUNCTIONAL_REQUEST, request); // for a streamed body it may answer with
-            try {
-                return handler.call();
-            } catch (Exception e) {
-                return Mono.error(e);
-            }
-        }));
+        return serve(
+                exchange,
+                request -> Mono.defer(() -> {
+                    exchange.getAttributes().put(FUNCTIONAL_REQUEST, request); // for a streamed body it may answer with
+                    try {
+                        return handler.call();
+                    } catch (Exception e) {
+                        return Mono.error(e);
+                    }
+                }));
     }
 
     /**
@@ -199,6 +209,5 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
             ClassUtils.isPresent("reactor.netty.Connection", CoroutineRequests.class.getClassLoader());
 
     /** An event loop of the IOManager, and its index. */
-    record Loop(EventLoop loop, int index) {
-    }
+    record Loop(EventLoop loop, int index) {}
 }

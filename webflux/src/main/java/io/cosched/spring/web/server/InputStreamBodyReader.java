@@ -1,5 +1,8 @@
 package io.cosched.spring.web.server;
 
+import java.io.InputStream;
+import java.util.List;
+import java.util.Map;
 import org.springframework.core.ResolvableType;
 import org.springframework.http.MediaType;
 import org.springframework.http.ReactiveHttpInputMessage;
@@ -8,10 +11,6 @@ import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-
-import java.io.InputStream;
-import java.util.List;
-import java.util.Map;
 
 /**
  * {@code @RequestBody InputStream} (and {@code HttpEntity<InputStream>}): the body as a stream that reads from the
@@ -36,24 +35,36 @@ final class InputStreamBodyReader implements HttpMessageReader<InputStream> {
     }
 
     @Override
-    public Mono<InputStream> readMono(ResolvableType actualType, ResolvableType elementType, ServerHttpRequest request,
-            ServerHttpResponse response, Map<String, Object> hints) {
+    public Mono<InputStream> readMono(
+            ResolvableType actualType,
+            ResolvableType elementType,
+            ServerHttpRequest request,
+            ServerHttpResponse response,
+            Map<String, Object> hints) {
         return Mono.fromSupplier(() -> BodyStreams.body(request, response, detachedLimits));
     }
 
     @Override
-    public Flux<InputStream> read(ResolvableType actualType, ResolvableType elementType, ServerHttpRequest request,
-            ServerHttpResponse response, Map<String, Object> hints) {
+    public Flux<InputStream> read(
+            ResolvableType actualType,
+            ResolvableType elementType,
+            ServerHttpRequest request,
+            ServerHttpResponse response,
+            Map<String, Object> hints) {
         return readMono(actualType, elementType, request, response, hints).flux();
     }
 
     @Override
-    public Mono<InputStream> readMono(ResolvableType elementType, ReactiveHttpInputMessage message, Map<String, Object> hints) {
+    public Mono<InputStream> readMono(
+            ResolvableType elementType, ReactiveHttpInputMessage message, Map<String, Object> hints) {
         return Mono.error(new UnsupportedOperationException("an InputStream body is read on the server side only"));
     }
 
     @Override
-    public Flux<InputStream> read(ResolvableType elementType, ReactiveHttpInputMessage message, Map<String, Object> hints) {
-        return Mono.<InputStream>error(new UnsupportedOperationException("an InputStream body is read on the server side only")).flux();
+    public Flux<InputStream> read(
+            ResolvableType elementType, ReactiveHttpInputMessage message, Map<String, Object> hints) {
+        return Mono.<InputStream>error(
+                        new UnsupportedOperationException("an InputStream body is read on the server side only"))
+                .flux();
     }
 }

@@ -2,16 +2,15 @@ package io.cosched.spring.web.server;
 
 import io.cosched.spring.web.StreamClosedException;
 import io.cosched.spring.web.StreamClosedException.Reason;
-import org.jspecify.annotations.Nullable;
-import org.reactivestreams.Publisher;
-import org.reactivestreams.Subscription;
-import reactor.core.CoreSubscriber;
-
 import java.io.IOException;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
 
 /**
  * A publisher's elements pulled by blocking code: {@link #next()} parks the calling thread (a coroutine parks, its
@@ -41,9 +40,13 @@ final class PullSubscriber<T> implements CoreSubscriber<T> {
     private volatile boolean closed;
     private final BooleanSupplier nothingYet = () -> queue.isEmpty() && !done;
     private boolean subscribed; // reader only
-    private int taken;          // reader only: taken since the last request
+    private int taken; // reader only: taken since the last request
 
-    PullSubscriber(Publisher<? extends T> source, StreamRequest request, int prefetch, Consumer<? super T> discard,
+    PullSubscriber(
+            Publisher<? extends T> source,
+            StreamRequest request,
+            int prefetch,
+            Consumer<? super T> discard,
             String what) {
         this.source = source;
         this.request = request;
@@ -62,7 +65,8 @@ final class PullSubscriber<T> implements CoreSubscriber<T> {
      *                               sent nothing for the idle limit
      * @throws IOException           when the publisher failed; the cause is its failure
      */
-    @Nullable T next() throws IOException {
+    @Nullable
+    T next() throws IOException {
         if (closed) {
             throw new IOException(what + ": the stream is closed");
         }
@@ -76,7 +80,7 @@ final class PullSubscriber<T> implements CoreSubscriber<T> {
         }
         boolean waited = false; // a wait for the client begins at the first park, not on every read
         try {
-            for (;;) {
+            for (; ; ) {
                 boolean interrupted = Thread.interrupted();
                 if (interrupted || request.endedBy() != null) {
                     close();
@@ -109,8 +113,10 @@ final class PullSubscriber<T> implements CoreSubscriber<T> {
                 }
                 if (!waiting.park(this, nothingYet)) {
                     close();
-                    throw new StreamClosedException(Reason.IDLE_TIMEOUT, what + ": the client sent nothing for longer than "
-                            + request.limits().readTimeout() + " (cosched.web.stream.read-timeout)");
+                    throw new StreamClosedException(
+                            Reason.IDLE_TIMEOUT,
+                            what + ": the client sent nothing for longer than "
+                                    + request.limits().readTimeout() + " (cosched.web.stream.read-timeout)");
                 }
             }
         } finally {

@@ -6,17 +6,6 @@ import io.cosched.TaskScope;
 import io.cosched.Timer;
 import io.cosched.TimerManager;
 import io.cosched.spring.web.StreamClosedException.Reason;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
-import org.jspecify.annotations.Nullable;
-import org.reactivestreams.Subscription;
-import org.springframework.http.server.reactive.ServerHttpRequest;
-import org.springframework.web.server.ServerWebExchange;
-import reactor.core.CoreSubscriber;
-import reactor.core.publisher.Mono;
-import reactor.core.publisher.Operators;
-import reactor.util.context.Context;
-
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
@@ -28,6 +17,16 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Function;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Subscription;
+import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.web.server.ServerWebExchange;
+import reactor.core.CoreSubscriber;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Operators;
+import reactor.util.context.Context;
 
 /**
  * One request whose handler runs as a coroutine, from admission until its coroutine has returned:
@@ -60,8 +59,8 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
     private static final int REQUESTED = 1;
     private static final int HAS_VALUE = 2;
     private static final int TERMINATED = 4; // delivered, timed out or cancelled: nothing more goes out
-    private static final int STREAMING = 8;  // began to stream: the deadline no longer applies
-    private static final int EXPIRED = 16;   // the deadline passed first: the stream must not begin
+    private static final int STREAMING = 8; // began to stream: the deadline no longer applies
+    private static final int EXPIRED = 16; // the deadline passed first: the stream must not begin
     private static final int DELIVERED = REQUESTED | HAS_VALUE;
 
     private static final VarHandle STATE;
@@ -88,12 +87,13 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
 
     @SuppressWarnings("unused") // through STATE
     private volatile int state;
+
     private volatile @Nullable Coroutine<?> coroutine;
     private volatile boolean interruptWanted;
     private volatile boolean handled; // the handling signalled its end
     private volatile @Nullable Timer deadline;
     private volatile @Nullable Timer streamLimit; // max-duration, armed when the request begins to stream
-    private volatile @Nullable Reason endedBy;    // why it is ending early, for its streams' exceptions
+    private volatile @Nullable Reason endedBy; // why it is ending early, for its streams' exceptions
     // a streamed response, set by the handling in the coroutine before it ends
     private volatile @Nullable ResponseStream<?> stream;
     private boolean streamed; // coroutine only: the outcome went out before the stream's producer ran
@@ -104,8 +104,12 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
     private @Nullable Throwable error;
     private @Nullable Subscription upstream;
 
-    RequestCoroutine(RequestServices services, RequestPolicy policy, ServerWebExchange exchange,
-            CoreSubscriber<? super T> actual, Function<RequestCoroutine<T>, Mono<T>> handling,
+    RequestCoroutine(
+            RequestServices services,
+            RequestPolicy policy,
+            ServerWebExchange exchange,
+            CoreSubscriber<? super T> actual,
+            Function<RequestCoroutine<T>, Mono<T>> handling,
             CoroutineRequests.@Nullable Loop loop) {
         this.services = services;
         this.policy = policy;
@@ -138,11 +142,12 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
                 // back to the connection's loop: one hand-off, where the subscribing thread's loop
                 // (if any) would keep the coroutine and its I/O away from the connection for good
                 services.counts().countOffLoop();
-                started = services.admission().start(() -> services.io().spawnOn(home, () -> {
-                    armDeadline(); // from the loop, as when Spring subscribes there
-                    run();
-                    return null;
-                }));
+                started = services.admission()
+                        .start(() -> services.io().spawnOn(home, () -> {
+                            armDeadline(); // from the loop, as when Spring subscribes there
+                            run();
+                            return null;
+                        }));
             }
         } catch (RuntimeException notStarted) { // the IOManager is stopping; the slot is back
             cancelDeadline();
@@ -162,7 +167,8 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
      * What is left of the request's timeout, for the task scopes its code opens: null when it has none or has begun
      * to stream (the timeout no longer applies), zero or less once passed.
      */
-    @Nullable Duration remainingTime() {
+    @Nullable
+    Duration remainingTime() {
         Duration timeout = policy.timeout();
         if (timeout == null || ((int) STATE.getVolatile(this) & STREAMING) != 0) {
             return null;
@@ -202,7 +208,9 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
         coroutine = self;
         try {
             if (!interruptWanted) {
-                policy.restorer().wrap(actual.currentContext(), RequestScopes.withRequestLocale(exchange, this::serve)).run();
+                policy.restorer()
+                        .wrap(actual.currentContext(), RequestScopes.withRequestLocale(exchange, this::serve))
+                        .run();
             }
         } catch (Throwable failed) {
             if (error == null) {
@@ -352,8 +360,11 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
         if (LOG.isDebugEnabled()) {
             ServerHttpRequest r = exchange.getRequest();
             LOG.debug(r.getMethod() + " " + r.getPath() + " cancelled after "
-                    + (System.nanoTime() - admittedNanos) / 1_000_000 + " ms (the client went away, or a filter gave up); "
-                    + (interrupt ? "its handler is interrupted" : "its handler runs on (cosched.web.cancel-on-disconnect=false)"));
+                    + (System.nanoTime() - admittedNanos) / 1_000_000
+                    + " ms (the client went away, or a filter gave up); "
+                    + (interrupt
+                            ? "its handler is interrupted"
+                            : "its handler runs on (cosched.web.cancel-on-disconnect=false)"));
         }
         if (interrupt) {
             interrupt();
@@ -393,7 +404,7 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
 
     @Override
     public boolean beginStream() {
-        for (;;) {
+        for (; ; ) {
             int s = state;
             if ((s & STREAMING) != 0) {
                 return true;
@@ -549,7 +560,7 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
      * @return false when the exchange had ended
      */
     private boolean arrive(int bit) {
-        for (;;) {
+        for (; ; ) {
             int s = state;
             if ((s & TERMINATED) != 0) {
                 return false;
@@ -579,7 +590,7 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
 
     /** @return true for the one caller that ends the exchange with Spring */
     private boolean terminate() {
-        for (;;) {
+        for (; ; ) {
             int s = state;
             if ((s & TERMINATED) != 0) {
                 return false;

@@ -1,7 +1,6 @@
 package io.cosched.spring.web.server;
 
 import io.cosched.spring.web.CoschedWebStats;
-
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntSupplier;
 
@@ -94,7 +93,8 @@ final class RequestCounters implements CoschedWebStats {
 
     @Override
     public String toString() {
-        return "CoschedWebStats[inFlight=" + inFlight() + ", timedOut=" + timedOut() + ", shed=" + shed() + ", shedEarly=" + shedEarly()
+        return "CoschedWebStats[inFlight=" + inFlight() + ", timedOut=" + timedOut() + ", shed=" + shed()
+                + ", shedEarly=" + shedEarly()
                 + ", cancelled=" + cancelled() + ", coroutinesStarted=" + coroutinesStarted() + ", inlined=" + inlined()
                 + ", offLoop=" + offLoop() + "]";
     }

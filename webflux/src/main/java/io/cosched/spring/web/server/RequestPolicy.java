@@ -1,8 +1,7 @@
 package io.cosched.spring.web.server;
 
-import org.jspecify.annotations.Nullable;
-
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How every coroutine request of one {@link CoroutineRequests} is run, fixed when it is made.
@@ -13,9 +12,11 @@ import java.time.Duration;
  * @param restorer           what the handler finds in its thread locals (MDC, observation, security context)
  * @param streams            the limits of a request once it streams
  */
-record RequestPolicy(@Nullable Duration timeout, boolean cancelOnDisconnect, ContextRestorer restorer, StreamLimits streams) {
+record RequestPolicy(
+        @Nullable Duration timeout, boolean cancelOnDisconnect, ContextRestorer restorer, StreamLimits streams) {
 
-    @Nullable Duration streamMaxDuration() {
+    @Nullable
+    Duration streamMaxDuration() {
         return streams.maxDuration();
     }
 }

@@ -8,6 +8,10 @@ import io.micrometer.context.ContextSnapshotFactory;
 import io.micrometer.context.ThreadLocalAccessor;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.MDC;
 import org.springframework.context.i18n.LocaleContext;
@@ -18,11 +22,6 @@ import org.springframework.security.core.context.SecurityContextHolderStrategy;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.function.SingletonSupplier;
 import org.springframework.web.server.ServerWebExchange;
-
-import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.Callable;
-import java.util.function.Supplier;
 
 /**
  * What a {@link io.cosched.TaskScope} opened by a request's code gets from the request: a scope without a timeout
@@ -47,7 +46,8 @@ public final class RequestScopes implements ScopeHook {
 
     private final Supplier<ObservationRegistry> observations;
     private final @Nullable ContextSnapshotFactory snapshots; // there when MICROMETER is
-    // SecurityContextHolder set by this hook itself: only when no context-propagation accessor carries it already (Spring
+    // SecurityContextHolder set by this hook itself: only when no context-propagation accessor carries it already
+    // (Spring
     // Security registers one, SecurityContextHolderThreadLocalAccessor, which the snapshot then sets and resets)
     private final boolean carrySecurity;
 
@@ -55,7 +55,8 @@ public final class RequestScopes implements ScopeHook {
     public RequestScopes(Supplier<ObservationRegistry> observations) {
         this.observations = SingletonSupplier.of(observations); // a bean lookup once, not at every fork
         this.snapshots = MICROMETER ? ContextSnapshotFactory.builder().build() : null;
-        this.carrySecurity = SECURITY && !(MICROMETER && Snapshots.carries("org.springframework.security.core.context.SecurityContext"));
+        this.carrySecurity = SECURITY
+                && !(MICROMETER && Snapshots.carries("org.springframework.security.core.context.SecurityContext"));
     }
 
     private static boolean present(String type) {
@@ -65,7 +66,8 @@ public final class RequestScopes implements ScopeHook {
     /** What is left of the request's timeout, when the owner is a request's coroutine that has not begun to stream. */
     @Override
     public @Nullable Duration remainingTime() {
-        return Coroutines.current().map(c -> c.attachment() instanceof RequestCoroutine<?> r ? r.remainingTime() : null)
+        return Coroutines.current()
+                .map(c -> c.attachment() instanceof RequestCoroutine<?> r ? r.remainingTime() : null)
                 .orElse(null);
     }
 
@@ -159,7 +161,8 @@ public final class RequestScopes implements ScopeHook {
             return task;
         }
         return () -> {
-            LocaleContextHolder.setLocaleContext(() -> exchange.getLocaleContext().getLocale());
+            LocaleContextHolder.setLocaleContext(
+                    () -> exchange.getLocaleContext().getLocale());
             try {
                 task.run();
             } finally {

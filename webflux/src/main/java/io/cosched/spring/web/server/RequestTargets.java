@@ -7,8 +7,7 @@ import org.jspecify.annotations.Nullable;
 @Internal
 public final class RequestTargets {
 
-    private RequestTargets() {
-    }
+    private RequestTargets() {}
 
     /** The path of a request-target: "/a/b" of "/a/b?x" or "http://host/a/b"; null for "*" and the like. */
     public static @Nullable String pathOf(String uri) {

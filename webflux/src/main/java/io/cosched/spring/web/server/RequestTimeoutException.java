@@ -18,6 +18,7 @@ final class RequestTimeoutException extends RuntimeException {
 
     /** A streaming request ran past {@code cosched.web.stream.max-duration} before its response began. */
     static RequestTimeoutException streamedTooLong(Duration limit) {
-        return new RequestTimeoutException("request streamed for longer than " + limit + " (cosched.web.stream.max-duration)");
+        return new RequestTimeoutException(
+                "request streamed for longer than " + limit + " (cosched.web.stream.max-duration)");
     }
 }

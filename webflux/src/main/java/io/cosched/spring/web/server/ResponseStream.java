@@ -3,14 +3,6 @@ package io.cosched.spring.web.server;
 import io.cosched.spring.web.EventStream;
 import io.cosched.spring.web.StreamClosedException;
 import io.cosched.spring.web.StreamClosedException.Reason;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
-import org.jspecify.annotations.Nullable;
-import org.reactivestreams.Publisher;
-import org.reactivestreams.Subscriber;
-import org.reactivestreams.Subscription;
-import reactor.core.publisher.Operators;
-
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.Objects;
@@ -18,6 +10,13 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscriber;
+import org.reactivestreams.Subscription;
+import reactor.core.publisher.Operators;
 
 /**
  * A streamed response: the publisher Spring writes (it subscribes on the loop once the handler's outcome is
@@ -42,20 +41,20 @@ final class ResponseStream<T> implements Publisher<T>, Subscription, EventStream
         void produce(ResponseStream<T> stream) throws Exception;
     }
 
-    private final Object body;                // what the handler answered with: the result handler looks it up
+    private final Object body; // what the handler answered with: the result handler looks it up
     private final StreamRequest request;
     private final Producer<T> producer;
     private final Consumer<? super T> discard; // for an element that could not be sent
-    private final @Nullable Runnable abort;     // closes the connection; null when the server is not known
+    private final @Nullable Runnable abort; // closes the connection; null when the server is not known
     private final StreamWaiter waiting;
 
     private final AtomicLong requested = new AtomicLong();
     private volatile @Nullable Subscriber<? super T> subscriber;
-    private volatile boolean ready;           // onSubscribe has returned: signals may flow
-    private volatile boolean cancelled;       // cancelled by the subscriber, or nobody will subscribe
-    private volatile boolean terminated;      // a terminal signal went out
-    private @Nullable Throwable early;        // guarded by this: a failure before the subscriber was ready
-    private boolean begun;                    // producer only: passed beginStream
+    private volatile boolean ready; // onSubscribe has returned: signals may flow
+    private volatile boolean cancelled; // cancelled by the subscriber, or nobody will subscribe
+    private volatile boolean terminated; // a terminal signal went out
+    private @Nullable Throwable early; // guarded by this: a failure before the subscriber was ready
+    private boolean begun; // producer only: passed beginStream
     private final BooleanSupplier noDemand = () -> !cancelled && !(ready && requested.get() > 0);
     private final BooleanSupplier notSubscribed = () -> !cancelled && !ready;
 
@@ -63,8 +62,13 @@ final class ResponseStream<T> implements Publisher<T>, Subscription, EventStream
      * @param progress the connection's bytes still to be written, or null: how the idle limit tells a client that
      *                 reads slowly from one that reads nothing
      */
-    ResponseStream(Object body, StreamRequest request, Producer<T> producer, Consumer<? super T> discard,
-            @Nullable Runnable abort, @Nullable LongSupplier progress) {
+    ResponseStream(
+            Object body,
+            StreamRequest request,
+            Producer<T> producer,
+            Consumer<? super T> discard,
+            @Nullable Runnable abort,
+            @Nullable LongSupplier progress) {
         this.body = body;
         this.request = request;
         this.producer = producer;
@@ -83,7 +87,8 @@ final class ResponseStream<T> implements Publisher<T>, Subscription, EventStream
     public void subscribe(Subscriber<? super T> s) {
         synchronized (this) {
             if (subscriber != null) {
-                Operators.error(s, new IllegalStateException("a streamed response is written once (a second subscriber came)"));
+                Operators.error(
+                        s, new IllegalStateException("a streamed response is written once (a second subscriber came)"));
                 return;
             }
             subscriber = s;
@@ -161,8 +166,11 @@ final class ResponseStream<T> implements Publisher<T>, Subscription, EventStream
             failure = t;
         }
         if (cancelled) {
-            if (failure != null && !(failure instanceof StreamClosedException || failure instanceof InterruptedException
-                    || failure instanceof InterruptedIOException) && LOG.isDebugEnabled()) {
+            if (failure != null
+                    && !(failure instanceof StreamClosedException
+                            || failure instanceof InterruptedException
+                            || failure instanceof InterruptedIOException)
+                    && LOG.isDebugEnabled()) {
                 LOG.debug("a streamed response's producer failed after its client went away", failure);
             }
             return;
@@ -231,11 +239,12 @@ final class ResponseStream<T> implements Publisher<T>, Subscription, EventStream
     private void awaitDemand() throws IOException {
         boolean waited = false; // a wait for the client begins at the first park, not on every send
         try {
-            for (;;) {
+            for (; ; ) {
                 boolean interrupted = Thread.interrupted();
                 if (cancelled || interrupted || request.endedBy() != null) {
                     throw cancelled && request.endedBy() == null
-                            ? new StreamClosedException(Reason.CLIENT_GONE, "send: " + StreamRequest.message(Reason.CLIENT_GONE))
+                            ? new StreamClosedException(
+                                    Reason.CLIENT_GONE, "send: " + StreamRequest.message(Reason.CLIENT_GONE))
                             : request.closed("send");
                 }
                 if (ready && requested.get() > 0) {
@@ -246,8 +255,10 @@ final class ResponseStream<T> implements Publisher<T>, Subscription, EventStream
                     waiting.begin();
                 }
                 if (!waiting.park(this, noDemand)) {
-                    throw new StreamClosedException(Reason.IDLE_TIMEOUT, "send: the client took nothing for longer than "
-                            + request.limits().writeTimeout() + " (cosched.web.stream.write-timeout)");
+                    throw new StreamClosedException(
+                            Reason.IDLE_TIMEOUT,
+                            "send: the client took nothing for longer than "
+                                    + request.limits().writeTimeout() + " (cosched.web.stream.write-timeout)");
                 }
             }
         } finally {

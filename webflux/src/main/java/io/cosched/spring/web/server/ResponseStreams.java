@@ -4,6 +4,9 @@ import io.cosched.spring.web.EventStream;
 import io.cosched.spring.web.StreamingResponseBody;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOutboundBuffer;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
@@ -12,10 +15,6 @@ import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.util.ClassUtils;
 import org.springframework.web.reactive.HandlerResult;
 import org.springframework.web.server.ServerWebExchange;
-
-import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.function.LongSupplier;
 
 /**
  * Where a handler's streamed answer meets its request: the answer is told apart from others, and a coroutine
@@ -26,8 +25,7 @@ final class ResponseStreams {
 
     private static final String ATTRIBUTE = ResponseStreams.class.getName() + ".stream";
 
-    private ResponseStreams() {
-    }
+    private ResponseStreams() {}
 
     /** The {@link StreamingResponseBody} or {@link EventStream} a handler answered with, alone or in a {@code ResponseEntity}. */
     static @Nullable Object streamBody(@Nullable Object returnValue) {
@@ -61,9 +59,13 @@ final class ResponseStreams {
         Runnable abort = channel == null ? null : channel::close; // an HTTP/2 stream's channel: resets the stream
         LongSupplier progress = channel == null ? null : () -> pendingWrites(channel);
         if (body instanceof StreamingResponseBody bytes) {
-            return new ResponseStream<DataBuffer>(body, request,
-                    ChunkedOutputStream.producer(bytes, exchange.getResponse().bufferFactory()), DataBufferUtils::release,
-                    abort, progress);
+            return new ResponseStream<DataBuffer>(
+                    body,
+                    request,
+                    ChunkedOutputStream.producer(bytes, exchange.getResponse().bufferFactory()),
+                    DataBufferUtils::release,
+                    abort,
+                    progress);
         }
         EventStream<Object> events = (EventStream) body;
         return new ResponseStream<>(body, request, events::produce, ResponseStreams::discard, abort, progress);
@@ -84,7 +86,8 @@ final class ResponseStreams {
             return null;
         }
         try {
-            return ServerHttpRequestDecorator.getNativeRequest(exchange.getRequest()) instanceof reactor.netty.Connection c
+            return ServerHttpRequestDecorator.getNativeRequest(exchange.getRequest())
+                            instanceof reactor.netty.Connection c
                     ? c.channel()
                     : null;
         } catch (IllegalArgumentException | IllegalStateException noServer) {

@@ -1,6 +1,9 @@
 package io.cosched.spring.web.server;
 
 import io.cosched.spring.web.MultipartStream;
+import java.io.InputStream;
+import java.util.List;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.MethodParameter;
 import org.springframework.http.codec.HttpMessageReader;
@@ -9,10 +12,6 @@ import org.springframework.web.reactive.BindingContext;
 import org.springframework.web.reactive.result.method.HandlerMethodArgumentResolver;
 import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
-
-import java.io.InputStream;
-import java.util.List;
-import java.util.function.Supplier;
 
 /**
  * Handler arguments of type {@link InputStream} (the request body, as Spring MVC gives it) and
@@ -37,7 +36,8 @@ final class StreamArguments implements HandlerMethodArgumentResolver {
     }
 
     @Override
-    public Mono<Object> resolveArgument(MethodParameter parameter, BindingContext bindingContext, ServerWebExchange exchange) {
+    public Mono<Object> resolveArgument(
+            MethodParameter parameter, BindingContext bindingContext, ServerWebExchange exchange) {
         return Mono.fromSupplier(() -> parameter.getParameterType() == InputStream.class
                 ? BodyStreams.body(exchange.getRequest(), exchange.getResponse(), detachedLimits)
                 : BodyStreams.parts(exchange.getRequest(), exchange.getResponse(), partReader(), detachedLimits));

@@ -1,6 +1,7 @@
 package io.cosched.spring.web.server;
 
 import io.cosched.spring.web.StreamClosedException;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.Ordered;
 import org.springframework.core.codec.DecodingException;
@@ -12,8 +13,6 @@ import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.ServerWebInputException;
 import org.springframework.web.server.WebExceptionHandler;
 import reactor.core.publisher.Mono;
-
-import java.util.Objects;
 
 /**
  * Gives a failure of a streamed request body the status Spring gives the same failure of a {@code @RequestBody},
@@ -49,7 +48,8 @@ final class StreamErrors implements WebExceptionHandler, Ordered {
             }
             if (t instanceof StreamClosedException closed) {
                 return switch (closed.reason()) {
-                    case IDLE_TIMEOUT -> new ResponseStatusException(HttpStatus.REQUEST_TIMEOUT, closed.getMessage(), closed);
+                    case IDLE_TIMEOUT ->
+                        new ResponseStatusException(HttpStatus.REQUEST_TIMEOUT, closed.getMessage(), closed);
                     case MAX_DURATION, REQUEST_TIMEOUT -> closed; // unwrapped: UnavailableResponses answers 503
                     case CLIENT_GONE -> null;
                 };

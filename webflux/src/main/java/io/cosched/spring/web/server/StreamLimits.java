@@ -1,9 +1,8 @@
 package io.cosched.spring.web.server;
 
 import io.cosched.Arguments;
-import org.jspecify.annotations.Nullable;
-
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The limits of a request once it streams (reads its body as a stream, or has sent the first bytes of a streamed
@@ -14,7 +13,10 @@ import java.time.Duration;
  *                     progress either; null for no limit
  * @param maxDuration  how long a request may stream in all, from the moment it begins to; null for no limit
  */
-public record StreamLimits(@Nullable Duration readTimeout, @Nullable Duration writeTimeout, @Nullable Duration maxDuration) {
+public record StreamLimits(
+        @Nullable Duration readTimeout,
+        @Nullable Duration writeTimeout,
+        @Nullable Duration maxDuration) {
 
     /**
      * What {@code cosched.web.stream.*} defaults to: a minute of silence ends a body being read; no limit on writes

@@ -3,12 +3,11 @@ package io.cosched.spring.web.server;
 import io.cosched.TimerManager;
 import io.cosched.spring.web.StreamClosedException;
 import io.cosched.spring.web.StreamClosedException.Reason;
+import java.io.IOException;
+import java.io.InterruptedIOException;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import reactor.core.publisher.Mono;
-
-import java.io.IOException;
-import java.io.InterruptedIOException;
 
 /**
  * What a streamed request body or response needs from its request: when the stream begins (the request timeout
@@ -27,13 +26,15 @@ interface StreamRequest {
     boolean beginStream();
 
     /** Why the request is ending early (the client left, a limit passed), or null while it is not. */
-    @Nullable Reason endedBy();
+    @Nullable
+    Reason endedBy();
 
     /** The stream limits that apply to reads and writes: how long each may wait for the client. */
     StreamLimits limits();
 
     /** The timers that watch the idle limit (the request's loop's); null: each wait is a timed park. */
-    @Nullable TimerManager timers();
+    @Nullable
+    TimerManager timers();
 
     /** The response stream lost its subscriber: the client went away, or the write failed. */
     void streamCancelled();
@@ -58,7 +59,8 @@ interface StreamRequest {
         return switch (reason) {
             case CLIENT_GONE -> "the client went away";
             case REQUEST_TIMEOUT -> "the request timed out before its stream began (cosched.web.request-timeout)";
-            case IDLE_TIMEOUT -> "the client sent or took nothing for longer than its limit (cosched.web.stream.read-timeout, write-timeout)";
+            case IDLE_TIMEOUT ->
+                "the client sent or took nothing for longer than its limit (cosched.web.stream.read-timeout, write-timeout)";
             case MAX_DURATION -> "the request ran past cosched.web.stream.max-duration";
         };
     }

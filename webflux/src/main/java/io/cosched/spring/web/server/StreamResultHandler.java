@@ -2,6 +2,10 @@ package io.cosched.spring.web.server;
 
 import io.cosched.spring.web.EventStream;
 import io.cosched.spring.web.StreamingResponseBody;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.MethodParameter;
 import org.springframework.core.ReactiveAdapterRegistry;
@@ -13,19 +17,14 @@ import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.codec.HttpMessageWriter;
 import org.springframework.http.server.reactive.ServerHttpResponse;
-import org.springframework.web.reactive.HandlerResult;
 import org.springframework.web.reactive.HandlerMapping;
+import org.springframework.web.reactive.HandlerResult;
 import org.springframework.web.reactive.HandlerResultHandler;
 import org.springframework.web.reactive.accept.RequestedContentTypeResolver;
 import org.springframework.web.reactive.result.method.annotation.AbstractMessageWriterResultHandler;
 import org.springframework.web.server.NotAcceptableStatusException;
 import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
-
-import java.util.List;
-import java.util.Objects;
-import java.util.Set;
-import java.util.concurrent.Executor;
 
 /**
  * Writes what a handler answered with as a stream: a {@link StreamingResponseBody} as bytes, an {@link EventStream}
@@ -39,13 +38,18 @@ final class StreamResultHandler extends AbstractMessageWriterResultHandler imple
     static final int ORDER = -10;
 
     /** What an {@link EventStream} is written as when the mapping says nothing ({@code produces}). */
-    private static final List<MediaType> STREAMING_TYPES = List.of(MediaType.TEXT_EVENT_STREAM, MediaType.APPLICATION_NDJSON);
+    private static final List<MediaType> STREAMING_TYPES =
+            List.of(MediaType.TEXT_EVENT_STREAM, MediaType.APPLICATION_NDJSON);
 
     private final Executor detached;
     private final StreamLimits limits;
 
-    StreamResultHandler(List<HttpMessageWriter<?>> writers, RequestedContentTypeResolver contentTypes,
-            ReactiveAdapterRegistry adapters, Executor detached, StreamLimits limits) {
+    StreamResultHandler(
+            List<HttpMessageWriter<?>> writers,
+            RequestedContentTypeResolver contentTypes,
+            ReactiveAdapterRegistry adapters,
+            Executor detached,
+            StreamLimits limits) {
         super(writers, contentTypes, adapters);
         this.detached = detached;
         this.limits = limits;
@@ -75,10 +79,13 @@ final class StreamResultHandler extends AbstractMessageWriterResultHandler imple
         ResponseStream<?> bound = ResponseStreams.bound(exchange, body);
         boolean own = bound == null;
         ResponseStream<?> stream = bound != null
-                ? bound : ResponseStreams.create(body, StreamRequest.detached(limits, response), exchange);
+                ? bound
+                : ResponseStreams.create(body, StreamRequest.detached(limits, response), exchange);
         Mono<Void> write;
         try {
-            write = body instanceof StreamingResponseBody ? writeBytes(exchange, stream) : writeElements(exchange, stream, bodyParameter);
+            write = body instanceof StreamingResponseBody
+                    ? writeBytes(exchange, stream)
+                    : writeElements(exchange, stream, bodyParameter);
         } catch (RuntimeException notAcceptable) {
             stream.abandon();
             return Mono.error(notAcceptable);
@@ -97,26 +104,40 @@ final class StreamResultHandler extends AbstractMessageWriterResultHandler imple
             // the mapping's produces, negotiated with Accept; bytes of no declared type are octets
             Set<MediaType> declared = exchange.getAttribute(HandlerMapping.PRODUCIBLE_MEDIA_TYPES_ATTRIBUTE);
             MediaType type = declared == null || declared.isEmpty() ? null : selectMediaType(exchange, List::of);
-            response.getHeaders().setContentType(type == null || !type.isConcrete() ? MediaType.APPLICATION_OCTET_STREAM : type);
+            response.getHeaders()
+                    .setContentType(type == null || !type.isConcrete() ? MediaType.APPLICATION_OCTET_STREAM : type);
         }
         return response.writeWith((ResponseStream<DataBuffer>) stream);
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private Mono<Void> writeElements(ServerWebExchange exchange, ResponseStream<?> stream, MethodParameter bodyParameter) {
-        ResolvableType elementType = ResolvableType.forMethodParameter(bodyParameter).as(EventStream.class).getGeneric();
+    private Mono<Void> writeElements(
+            ServerWebExchange exchange, ResponseStream<?> stream, MethodParameter bodyParameter) {
+        ResolvableType elementType = ResolvableType.forMethodParameter(bodyParameter)
+                .as(EventStream.class)
+                .getGeneric();
         if (elementType.resolve() == null) {
             elementType = ResolvableType.forClass(Object.class);
         }
         ResolvableType type = elementType;
-        MediaType best = selectMediaType(exchange, () -> STREAMING_TYPES.stream()
-                .filter(media -> writerFor(type, media) != null).toList());
+        MediaType best = selectMediaType(
+                exchange,
+                () -> STREAMING_TYPES.stream()
+                        .filter(media -> writerFor(type, media) != null)
+                        .toList());
         HttpMessageWriter<?> writer = best == null ? null : writerFor(type, best);
         if (writer == null) {
             throw new NotAcceptableStatusException(STREAMING_TYPES);
         }
-        return ((HttpMessageWriter) writer).write(stream, type, type, best, exchange.getRequest(), exchange.getResponse(),
-                Hints.from(Hints.LOG_PREFIX_HINT, exchange.getLogPrefix()));
+        return ((HttpMessageWriter) writer)
+                .write(
+                        stream,
+                        type,
+                        type,
+                        best,
+                        exchange.getRequest(),
+                        exchange.getResponse(),
+                        Hints.from(Hints.LOG_PREFIX_HINT, exchange.getLogPrefix()));
     }
 
     private @Nullable HttpMessageWriter<?> writerFor(ResolvableType elementType, MediaType type) {

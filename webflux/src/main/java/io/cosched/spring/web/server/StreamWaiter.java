@@ -2,12 +2,11 @@ package io.cosched.spring.web.server;
 
 import io.cosched.Timer;
 import io.cosched.TimerManager;
-import org.jspecify.annotations.Nullable;
-
 import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one thread that waits on a stream for its client (a reader for bytes, a producer for demand), and the
@@ -27,12 +26,12 @@ final class StreamWaiter {
     private final long idleNanos;
 
     private volatile @Nullable Thread waiter;
-    private volatile long waitingSince;     // when the current wait began or the client last moved; 0: not waiting
-    private volatile int wait;              // counts the waits, so that a watch's verdict applies to the one it saw
-    private volatile boolean idlePassed;    // the watch found the current wait over the limit
+    private volatile long waitingSince; // when the current wait began or the client last moved; 0: not waiting
+    private volatile int wait; // counts the waits, so that a watch's verdict applies to the one it saw
+    private volatile boolean idlePassed; // the watch found the current wait over the limit
     private volatile @Nullable Timer watch; // the watch's next check; null before the first wait
     private volatile boolean closed;
-    private volatile long lastProgress;     // the connection's bytes still to write, when last looked at
+    private volatile long lastProgress; // the connection's bytes still to write, when last looked at
 
     StreamWaiter(StreamRequest request, long idleNanos, @Nullable LongSupplier progress) {
         this.request = request;

@@ -1,6 +1,8 @@
 package io.cosched.spring.web.server;
 
 import io.cosched.spring.web.MultipartStream;
+import java.io.IOException;
+import java.io.InputStream;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
@@ -8,9 +10,6 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.http.codec.multipart.FilePartEvent;
 import org.springframework.http.codec.multipart.FormPartEvent;
 import org.springframework.http.codec.multipart.PartEvent;
-
-import java.io.IOException;
-import java.io.InputStream;
 
 /**
  * A {@link MultipartStream} over Spring's streaming multipart parser ({@code PartEventHttpMessageReader}, with
@@ -61,7 +60,9 @@ final class StreamedParts implements MultipartStream {
 
         @Override
         public @Nullable String filename() {
-            return first instanceof FilePartEvent file ? file.filename() : first.headers().getContentDisposition().getFilename();
+            return first instanceof FilePartEvent file
+                    ? file.filename()
+                    : first.headers().getContentDisposition().getFilename();
         }
 
         @Override
@@ -72,7 +73,8 @@ final class StreamedParts implements MultipartStream {
         @Override
         public InputStream inputStream() {
             if (content != null || (firstTaken && first instanceof FormPartEvent)) {
-                throw new IllegalStateException("part '" + name() + "': its content was read already (expected: one inputStream() or value() per part)");
+                throw new IllegalStateException("part '" + name()
+                        + "': its content was read already (expected: one inputStream() or value() per part)");
             }
             if (current != this) {
                 throw new IllegalStateException("part '" + name() + "': the stream has moved on to a later part");
@@ -85,7 +87,9 @@ final class StreamedParts implements MultipartStream {
         public String value() {
             if (!(first instanceof FormPartEvent form)) {
                 throw new IllegalStateException("part '" + name() + "' is not a form field (it has "
-                        + (filename() != null ? "a file name" : "content type " + headers().getContentType())
+                        + (filename() != null
+                                ? "a file name"
+                                : "content type " + headers().getContentType())
                         + "): read it with inputStream()");
             }
             if (!firstTaken) {
@@ -119,8 +123,7 @@ final class StreamedParts implements MultipartStream {
 
         /** Closing a part's stream drops what is left of the part, not the parts after it. */
         @Override
-        public void close() {
-        }
+        public void close() {}
 
         /** Reads and drops what is left of this part, so that the next event is the next part's first. */
         void skipRest() throws IOException {

@@ -4,24 +4,23 @@ import io.cosched.spring.web.CoroutineHandlers;
 import io.cosched.spring.web.EventStream;
 import io.cosched.spring.web.MultipartStream;
 import io.cosched.spring.web.StreamingResponseBody;
+import java.io.InputStream;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
+import org.reactivestreams.Publisher;
 import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.http.codec.HttpMessageReader;
 import org.springframework.http.codec.ServerCodecConfigurer;
 import org.springframework.web.reactive.HandlerResultHandler;
 import org.springframework.web.reactive.accept.RequestedContentTypeResolver;
 import org.springframework.web.reactive.result.method.HandlerMethodArgumentResolver;
-import org.reactivestreams.Publisher;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebExceptionHandler;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
-
-import java.io.InputStream;
-import java.util.List;
-import java.util.concurrent.Callable;
-import java.util.concurrent.Executor;
-import java.util.function.Supplier;
 
 /**
  * Streaming in blocking style for annotated handlers: {@link InputStream} and {@link MultipartStream} arguments,
@@ -60,8 +59,8 @@ public final class StreamingSupport {
     }
 
     /** Writes {@code StreamingResponseBody} and {@code EventStream} answers; ordered ahead of Spring's result handlers. */
-    public HandlerResultHandler resultHandler(ServerCodecConfigurer codecs, RequestedContentTypeResolver contentTypes,
-            ReactiveAdapterRegistry adapters) {
+    public HandlerResultHandler resultHandler(
+            ServerCodecConfigurer codecs, RequestedContentTypeResolver contentTypes, ReactiveAdapterRegistry adapters) {
         return new StreamResultHandler(codecs.getWriters(), contentTypes, adapters, detached, limits);
     }
 
@@ -93,8 +92,10 @@ public final class StreamingSupport {
      * A streamed answer ({@code StreamingResponseBody}, {@code EventStream}) of no coroutine request, produced on
      * {@code producers} once subscribed to, with the read and write limits of {@code limits} only.
      */
-    static Publisher<?> detached(Object streamedAnswer, ServerWebExchange exchange, Executor producers, StreamLimits limits) {
-        ResponseStream<?> stream = ResponseStreams.create(streamedAnswer, StreamRequest.detached(limits, exchange.getResponse()), exchange);
+    static Publisher<?> detached(
+            Object streamedAnswer, ServerWebExchange exchange, Executor producers, StreamLimits limits) {
+        ResponseStream<?> stream = ResponseStreams.create(
+                streamedAnswer, StreamRequest.detached(limits, exchange.getResponse()), exchange);
         return Flux.from(stream).doOnSubscribe(s -> ResponseStreams.start(stream, producers));
     }
 }

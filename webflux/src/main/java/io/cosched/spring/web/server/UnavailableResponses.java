@@ -2,6 +2,7 @@ package io.cosched.spring.web.server;
 
 import io.cosched.spring.web.StreamClosedException;
 import io.cosched.spring.web.StreamClosedException.Reason;
+import java.nio.charset.StandardCharsets;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
@@ -11,8 +12,6 @@ import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebExceptionHandler;
 import reactor.core.publisher.Mono;
-
-import java.nio.charset.StandardCharsets;
 
 /**
  * Answers a coroutine request that timed out or was shed: 503 Service Unavailable with a
@@ -26,9 +25,10 @@ final class UnavailableResponses implements WebExceptionHandler, Ordered {
     static final int ORDER = -2;
 
     static boolean handles(Throwable error) {
-        return error instanceof RequestTimeoutException || error instanceof CoroutineRejectedException
-                || error instanceof StreamClosedException closed && (closed.reason() == Reason.MAX_DURATION
-                        || closed.reason() == Reason.REQUEST_TIMEOUT);
+        return error instanceof RequestTimeoutException
+                || error instanceof CoroutineRejectedException
+                || error instanceof StreamClosedException closed
+                        && (closed.reason() == Reason.MAX_DURATION || closed.reason() == Reason.REQUEST_TIMEOUT);
     }
 
     @Override
@@ -50,7 +50,8 @@ final class UnavailableResponses implements WebExceptionHandler, Ordered {
 
     /** The problem-detail body of a 503 (RFC 9457); {@code detail} is cosched's own message, no user input. */
     static String problem(@Nullable String detail) {
-        return "{\"type\":\"about:blank\",\"title\":\"Service Unavailable\",\"status\":503,\"detail\":\"" + detail + "\"}";
+        return "{\"type\":\"about:blank\",\"title\":\"Service Unavailable\",\"status\":503,\"detail\":\"" + detail
+                + "\"}";
     }
 
     @Override

@@ -1,5 +1,8 @@
 package io.cosched.spring.web.server;
 
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Event;
@@ -12,10 +15,6 @@ import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.web.reactive.HandlerMapping;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.util.pattern.PathPattern;
-
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.LongSupplier;
 
 /**
  * The JDK Flight Recorder events of coroutine requests, category "cosched", "Web": shed, timed out,
@@ -31,7 +30,8 @@ import java.util.function.LongSupplier;
  */
 final class WebEvents {
 
-    private static final boolean AVAILABLE = ModuleLayer.boot().findModule("jdk.jfr").isPresent();
+    private static final boolean AVAILABLE =
+            ModuleLayer.boot().findModule("jdk.jfr").isPresent();
 
     /** The most events of one type recorded in a second. */
     static final int PER_SECOND = 100;
@@ -43,8 +43,7 @@ final class WebEvents {
     private static final Rate TIMEOUTS = new Rate(PER_SECOND, System::nanoTime);
     private static final Rate CANCELLATIONS = new Rate(PER_SECOND, System::nanoTime);
 
-    private WebEvents() {
-    }
+    private WebEvents() {}
 
     @Name("io.cosched.RequestShed")
     @Label("Request Shed")
@@ -52,11 +51,24 @@ final class WebEvents {
     @Description("A coroutine request answered 503 because cosched.web.max-in-flight were running")
     @StackTrace(false)
     static final class Shed extends Event {
-        @Label("Method") @Nullable String method; // null until set, as in an event that is not recorded
-        @Label("Path") @Nullable String path;
-        @Label("Before WebFlux") @Description("answered in the connection's pipeline, before WebFlux saw it") boolean beforeWebFlux;
-        @Label("In-Flight Limit") int limit;
-        @Label("Not Recorded Before") @Description(NOT_RECORDED) long notRecordedBefore;
+        @Label("Method")
+        @Nullable
+        String method; // null until set, as in an event that is not recorded
+
+        @Label("Path")
+        @Nullable
+        String path;
+
+        @Label("Before WebFlux")
+        @Description("answered in the connection's pipeline, before WebFlux saw it")
+        boolean beforeWebFlux;
+
+        @Label("In-Flight Limit")
+        int limit;
+
+        @Label("Not Recorded Before")
+        @Description(NOT_RECORDED)
+        long notRecordedBefore;
     }
 
     @Name("io.cosched.RequestTimeout")
@@ -65,23 +77,49 @@ final class WebEvents {
     @Description("A coroutine request answered 503 after cosched.web.request-timeout; its handler is interrupted")
     @StackTrace(false)
     static final class Timeout extends Event {
-        @Label("Method") @Nullable String method; // null until set, as in an event that is not recorded
-        @Label("Path") @Nullable String path;
-        @Label("Timeout") @Timespan(Timespan.NANOSECONDS) long timeout;
-        @Label("Not Recorded Before") @Description(NOT_RECORDED) long notRecordedBefore;
+        @Label("Method")
+        @Nullable
+        String method; // null until set, as in an event that is not recorded
+
+        @Label("Path")
+        @Nullable
+        String path;
+
+        @Label("Timeout")
+        @Timespan(Timespan.NANOSECONDS)
+        long timeout;
+
+        @Label("Not Recorded Before")
+        @Description(NOT_RECORDED)
+        long notRecordedBefore;
     }
 
     @Name("io.cosched.RequestCancelled")
     @Label("Request Cancelled")
     @Category({"cosched", "Web"})
-    @Description("Spring cancelled a coroutine request before its handler finished: the client went away, or a filter gave up")
+    @Description(
+            "Spring cancelled a coroutine request before its handler finished: the client went away, or a filter gave up")
     @StackTrace(false)
     static final class Cancelled extends Event {
-        @Label("Method") @Nullable String method; // null until set, as in an event that is not recorded
-        @Label("Path") @Nullable String path;
-        @Label("Age") @Description("since the request was admitted") @Timespan(Timespan.NANOSECONDS) long age;
-        @Label("Handler Interrupted") boolean interrupted;
-        @Label("Not Recorded Before") @Description(NOT_RECORDED) long notRecordedBefore;
+        @Label("Method")
+        @Nullable
+        String method; // null until set, as in an event that is not recorded
+
+        @Label("Path")
+        @Nullable
+        String path;
+
+        @Label("Age")
+        @Description("since the request was admitted")
+        @Timespan(Timespan.NANOSECONDS)
+        long age;
+
+        @Label("Handler Interrupted")
+        boolean interrupted;
+
+        @Label("Not Recorded Before")
+        @Description(NOT_RECORDED)
+        long notRecordedBefore;
     }
 
     /** A request shed by WebFlux's adapter ({@code exchange} null: a hand-off of Spring's blocking execution). */

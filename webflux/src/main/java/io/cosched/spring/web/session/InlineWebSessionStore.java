@@ -1,11 +1,6 @@
 package io.cosched.spring.web.session;
 
 import io.cosched.Internal;
-import org.jspecify.annotations.Nullable;
-import org.springframework.web.server.WebSession;
-import org.springframework.web.server.session.WebSessionStore;
-import reactor.core.publisher.Mono;
-
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -16,6 +11,10 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
+import org.springframework.web.server.WebSession;
+import org.springframework.web.server.session.WebSessionStore;
+import reactor.core.publisher.Mono;
 
 /**
  * An in-memory {@link WebSessionStore} that creates a session on the thread that asks for it.
@@ -154,7 +153,11 @@ public final class InlineWebSessionStore implements WebSessionStore {
         }
     }
 
-    private enum State { NEW, STARTED, EXPIRED }
+    private enum State {
+        NEW,
+        STARTED,
+        EXPIRED
+    }
 
     private final class Session implements WebSession {
 
@@ -241,7 +244,8 @@ public final class InlineWebSessionStore implements WebSessionStore {
                     if (sessions.size() >= maxSessions) {
                         sweep(clock.instant());
                         if (sessions.size() >= maxSessions) {
-                            return Mono.error(new IllegalStateException("Max sessions limit reached: " + sessions.size()));
+                            return Mono.error(
+                                    new IllegalStateException("Max sessions limit reached: " + sessions.size()));
                         }
                     }
                     sessions.putIfAbsent(key, this);

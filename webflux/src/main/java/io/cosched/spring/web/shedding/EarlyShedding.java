@@ -27,14 +27,13 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.web.reactive.HandlerMapping;
 import reactor.netty.NettyPipeline;
-
-import java.nio.charset.StandardCharsets;
-import java.util.List;
 
 /**
  * Sheds coroutine requests before WebFlux: while {@code cosched.web.max-in-flight} coroutine
@@ -72,7 +71,8 @@ public final class EarlyShedding {
         byte[] bytes = admission.rejectionProblem().getBytes(StandardCharsets.UTF_8);
         this.body = Unpooled.unreleasableBuffer(Unpooled.wrappedBuffer(bytes).asReadOnly());
         this.keepAliveHeaders = headers(bytes.length, false);
-        this.keepAlive10Headers = headers(bytes.length, false).set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
+        this.keepAlive10Headers =
+                headers(bytes.length, false).set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
         this.closeHeaders = headers(bytes.length, true);
     }
 
@@ -97,7 +97,8 @@ public final class EarlyShedding {
         ShedRoutes read = ShedRoutes.of(handlerMappings, requests.selector(), basePath);
         routes = read;
         if (!read.anyCoroutine()) {
-            LOG.info("cosched: no route surely runs as a coroutine; requests over cosched.web.max-in-flight are shed by WebFlux");
+            LOG.info(
+                    "cosched: no route surely runs as a coroutine; requests over cosched.web.max-in-flight are shed by WebFlux");
         }
     }
 
@@ -114,14 +115,16 @@ public final class EarlyShedding {
 
     private boolean sheds(HttpRequest request) {
         ShedRoutes r = routes;
-        return r != null && admission.full() && request.decoderResult().isSuccess()
+        return r != null
+                && admission.full()
+                && request.decoderResult().isSuccess()
                 && r.isCoroutineRequest(request.method().name(), request.uri());
     }
 
     /** One connection's: answers shed requests, drops their bodies, and counts responses still owed. */
     private final class Handler extends ChannelDuplexHandler {
         private boolean discarding; // the body of a request answered here is still arriving
-        private int pending;        // requests passed on whose response has not ended
+        private int pending; // requests passed on whose response has not ended
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -155,10 +158,14 @@ public final class EarlyShedding {
             // tell its next request from that body, so it ends with this answer
             boolean keepAlive = HttpUtil.isKeepAlive(request) && !HttpUtil.is100ContinueExpected(request);
             HttpVersion version = request.protocolVersion();
-            HttpHeaders headers = !keepAlive ? closeHeaders
-                    : version.isKeepAliveDefault() ? keepAliveHeaders : keepAlive10Headers;
-            FullHttpResponse response = new DefaultFullHttpResponse(version, HttpResponseStatus.SERVICE_UNAVAILABLE,
-                    body.duplicate(), headers, EmptyHttpHeaders.INSTANCE);
+            HttpHeaders headers =
+                    !keepAlive ? closeHeaders : version.isKeepAliveDefault() ? keepAliveHeaders : keepAlive10Headers;
+            FullHttpResponse response = new DefaultFullHttpResponse(
+                    version,
+                    HttpResponseStatus.SERVICE_UNAVAILABLE,
+                    body.duplicate(),
+                    headers,
+                    EmptyHttpHeaders.INSTANCE);
             if (keepAlive) {
                 ctx.writeAndFlush(response, ctx.voidPromise());
             } else {
@@ -168,8 +175,10 @@ public final class EarlyShedding {
 
         @Override
         public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-            if (msg instanceof LastHttpContent && pending > 0
-                    && !(msg instanceof HttpResponse response && response.status().codeClass() == HttpStatusClass.INFORMATIONAL)) {
+            if (msg instanceof LastHttpContent
+                    && pending > 0
+                    && !(msg instanceof HttpResponse response
+                            && response.status().codeClass() == HttpStatusClass.INFORMATIONAL)) {
                 pending--;
             }
             ctx.write(msg, promise);

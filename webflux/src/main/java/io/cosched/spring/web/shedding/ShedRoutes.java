@@ -1,11 +1,22 @@
 package io.cosched.spring.web.shedding;
 
+import io.cosched.spring.web.CoroutineHandlers;
 import io.cosched.spring.web.server.CoroutineRequests;
 import io.cosched.spring.web.server.RequestTargets;
-import io.cosched.spring.web.CoroutineHandlers;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
+import org.springframework.core.io.Resource;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.server.PathContainer;
+import org.springframework.web.bind.annotation.RequestMethod;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.reactive.HandlerMapping;
 import org.springframework.web.reactive.function.server.HandlerFunction;
@@ -18,21 +29,9 @@ import org.springframework.web.reactive.function.server.support.RouterFunctionMa
 import org.springframework.web.reactive.handler.AbstractUrlHandlerMapping;
 import org.springframework.web.reactive.result.method.RequestMappingInfo;
 import org.springframework.web.reactive.result.method.RequestMappingInfoHandlerMapping;
-import org.springframework.web.bind.annotation.RequestMethod;
 import org.springframework.web.util.pattern.PathPattern;
 import org.springframework.web.util.pattern.PathPatternParser;
-import org.springframework.core.io.Resource;
 import reactor.core.publisher.Mono;
-
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Deque;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.function.Function;
-import java.util.function.Predicate;
 
 /**
  * Which requests surely run as coroutine requests, told from the method and path alone, before
@@ -55,15 +54,14 @@ final class ShedRoutes {
     /** A route: its path pattern (null: any path), its methods (empty: any), whether it runs as a coroutine. */
     private record Route(@Nullable PathPattern pattern, Set<String> methods, boolean coroutine) {
         boolean fits(String method, PathContainer path) {
-            boolean methodFits = methods.isEmpty() || methods.contains(method)
-                    || (method.equals("HEAD") && methods.contains("GET"));
+            boolean methodFits =
+                    methods.isEmpty() || methods.contains(method) || (method.equals("HEAD") && methods.contains("GET"));
             return methodFits && (pattern == null || pattern.matches(path));
         }
     }
 
     /** One handler mapping's routes; an opaque one may match any request. */
-    private record Mapping(List<Route> routes, boolean opaque) {
-    }
+    private record Mapping(List<Route> routes, boolean opaque) {}
 
     private final List<Mapping> mappings;
     private final String basePath;
@@ -87,7 +85,8 @@ final class ShedRoutes {
      * @param selector which annotated handler methods run as coroutines
      * @param basePath {@code spring.webflux.base-path}, or "" for none
      */
-    static ShedRoutes of(List<? extends HandlerMapping> handlerMappings, Predicate<HandlerMethod> selector, String basePath) {
+    static ShedRoutes of(
+            List<? extends HandlerMapping> handlerMappings, Predicate<HandlerMethod> selector, String basePath) {
         List<Mapping> mappings = new ArrayList<>();
         for (HandlerMapping hm : handlerMappings) {
             if (hm instanceof RequestMappingInfoHandlerMapping annotated) {
@@ -114,7 +113,8 @@ final class ShedRoutes {
 
     private static Mapping annotated(RequestMappingInfoHandlerMapping mapping, Predicate<HandlerMethod> selector) {
         List<Route> routes = new ArrayList<>();
-        for (Map.Entry<RequestMappingInfo, HandlerMethod> e : mapping.getHandlerMethods().entrySet()) {
+        for (Map.Entry<RequestMappingInfo, HandlerMethod> e :
+                mapping.getHandlerMethods().entrySet()) {
             Set<String> methods = new HashSet<>();
             for (RequestMethod m : e.getKey().getMethodsCondition().getMethods()) {
                 methods.add(m.name());
@@ -156,7 +156,8 @@ final class ShedRoutes {
             return false;
         }
         if (!basePath.isEmpty()) {
-            if (!path.startsWith(basePath) || (path.length() > basePath.length() && path.charAt(basePath.length()) != '/')) {
+            if (!path.startsWith(basePath)
+                    || (path.length() > basePath.length() && path.charAt(basePath.length()) != '/')) {
                 return false; // outside the application: Spring answers 404
             }
             path = path.length() == basePath.length() ? "/" : path.substring(basePath.length());
@@ -256,8 +257,7 @@ final class ShedRoutes {
         }
 
         @Override
-        public void attributes(Map<String, Object> attributes) {
-        }
+        public void attributes(Map<String, Object> attributes) {}
 
         @Override
         public void unknown(RouterFunction<?> routerFunction) {
@@ -267,7 +267,9 @@ final class ShedRoutes {
 
     /** A request predicate as far as it can be read: an "and" of at most one path, methods and narrowing conditions. */
     private static final class PredicateShape implements RequestPredicates.Visitor {
-        @Nullable String path;
+        @Nullable
+        String path;
+
         int paths;
         Set<String> methods = Set.of();
         boolean readable = true;
@@ -299,28 +301,22 @@ final class ShedRoutes {
         }
 
         @Override
-        public void header(String name, String value) {
-        }
+        public void header(String name, String value) {}
 
         @Override
-        public void queryParam(String name, String value) {
-        }
+        public void queryParam(String name, String value) {}
 
         @Override
-        public void version(String version) {
-        }
+        public void version(String version) {}
 
         @Override
-        public void startAnd() {
-        }
+        public void startAnd() {}
 
         @Override
-        public void and() {
-        }
+        public void and() {}
 
         @Override
-        public void endAnd() {
-        }
+        public void endAnd() {}
 
         @Override
         public void startOr() {
@@ -328,12 +324,10 @@ final class ShedRoutes {
         }
 
         @Override
-        public void or() {
-        }
+        public void or() {}
 
         @Override
-        public void endOr() {
-        }
+        public void endOr() {}
 
         @Override
         public void startNegate() {
@@ -341,8 +335,7 @@ final class ShedRoutes {
         }
 
         @Override
-        public void endNegate() {
-        }
+        public void endNegate() {}
 
         @Override
         public void unknown(RequestPredicate predicate) {

@@ -1,7 +1,6 @@
 package io.cosched.spring.web.shedding;
 
 import io.cosched.spring.web.CoschedWebStats;
-
 import java.time.Duration;
 import java.util.function.LongSupplier;
 
@@ -22,8 +21,7 @@ public final class SheddingReadiness {
     public static final Duration MIN_WINDOW = Duration.ofSeconds(1);
 
     /** A look's outcome. */
-    public record Verdict(boolean refusing, double shedShare, long shed, long started) {
-    }
+    public record Verdict(boolean refusing, double shedShare, long shed, long started) {}
 
     private final CoschedWebStats stats;
     private final double refuseAt;
@@ -49,12 +47,14 @@ public final class SheddingReadiness {
     }
 
     /** With the clock given: tests drive time. */
-    public SheddingReadiness(CoschedWebStats stats, double refuseAt, double acceptBelow, Duration hold, LongSupplier nanoClock) {
+    public SheddingReadiness(
+            CoschedWebStats stats, double refuseAt, double acceptBelow, Duration hold, LongSupplier nanoClock) {
         if (!(refuseAt > 0 && refuseAt <= 1)) {
             throw new IllegalArgumentException("refuse-at: " + refuseAt + " (expected: > 0 and <= 1)");
         }
         if (!(acceptBelow > 0 && acceptBelow <= refuseAt)) {
-            throw new IllegalArgumentException("accept-below: " + acceptBelow + " (expected: > 0 and <= its refuse-at, " + refuseAt + ")");
+            throw new IllegalArgumentException(
+                    "accept-below: " + acceptBelow + " (expected: > 0 and <= its refuse-at, " + refuseAt + ")");
         }
         if (hold.isNegative()) {
             throw new IllegalArgumentException("hold: " + hold + " (expected: >= 0)");

@@ -1,9 +1,9 @@
 package io.cosched.spring.web.netty;
 
-import io.netty.channel.embedded.EmbeddedChannel;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.netty.channel.embedded.EmbeddedChannel;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -12,9 +12,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The server's connection counts, and the listen queue as Linux reports it (a real one, where there is /proc). */
 @Timeout(30)
@@ -43,7 +42,9 @@ class ServerConnectionsTest {
                 "   0: 0100007F:1F90 00000000:0000 0A 00000000:0000002A 00:00000000 00000000     0        0 1 1 0 100 0 0 10 0",
                 "   1: 0100007F:1F90 0100007F:C350 01 00000000:00000010 00:00000000 00000000     0        0 2 1 0 20 4 30 10 -1",
                 "   2: 0100007F:1F91 00000000:0000 0A 00000000:00000007 00:00000000 00000000     0        0 3 1 0 100 0 0 10 0");
-        assertThat(ServerConnections.listenQueue(table, 8080)).as("0x2A, the established socket not counted").isEqualTo(42);
+        assertThat(ServerConnections.listenQueue(table, 8080))
+                .as("0x2A, the established socket not counted")
+                .isEqualTo(42);
         assertThat(ServerConnections.listenQueue(table, 9999)).isZero();
         assertThat(ServerConnections.listenQueue(List.of(), 8080)).isEqualTo(ServerConnections.UNKNOWN);
     }
@@ -56,7 +57,8 @@ class ServerConnectionsTest {
                 "IpExt: InNoRoutes InTruncatedPkts",
                 "IpExt: 0 0");
         assertThat(ServerConnections.listenOverflows(netstat)).isEqualTo(17);
-        assertThat(ServerConnections.listenOverflows(List.of("IpExt: A", "IpExt: 1"))).isEqualTo(ServerConnections.UNKNOWN);
+        assertThat(ServerConnections.listenOverflows(List.of("IpExt: A", "IpExt: 1")))
+                .isEqualTo(ServerConnections.UNKNOWN);
     }
 
     @Test

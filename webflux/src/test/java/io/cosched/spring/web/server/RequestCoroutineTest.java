@@ -1,9 +1,21 @@
 package io.cosched.spring.web.server;
 
+import static io.cosched.TestSupport.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.cosched.Coroutines;
 import io.cosched.IOManager;
 import io.cosched.spring.web.CoschedWebStats;
 import io.micrometer.observation.ObservationRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
@@ -14,19 +26,6 @@ import org.springframework.mock.http.server.reactive.MockServerHttpRequest;
 import org.springframework.mock.web.server.MockServerWebExchange;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Mono;
-
-import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executor;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
-
-import static io.cosched.TestSupport.eventually;
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * One request's state machine without an application: what reaches Spring (the subscriber) for a
@@ -49,25 +48,34 @@ class RequestCoroutineTest {
         }
     }
 
-    private CoroutineRequests requests(@Nullable Duration timeout, @Nullable Integer maxInFlight, boolean cancelOnDisconnect) {
+    private CoroutineRequests requests(
+            @Nullable Duration timeout, @Nullable Integer maxInFlight, boolean cancelOnDisconnect) {
         // no stall watchdog: a test holds the loop on purpose, and on a busy machine the watchdog would move the
         // request's coroutine to run elsewhere meanwhile
-        io = IOManager.builder().name("requests").threads(1).stallThreshold(Duration.ZERO).build();
+        io = IOManager.builder()
+                .name("requests")
+                .threads(1)
+                .stallThreshold(Duration.ZERO)
+                .build();
         io.start();
-        CoroutineRequests requests = new CoroutineRequests(io, timeout, maxInFlight, cancelOnDisconnect, false, StreamLimits.DEFAULT);
+        CoroutineRequests requests =
+                new CoroutineRequests(io, timeout, maxInFlight, cancelOnDisconnect, false, StreamLimits.DEFAULT);
         stats = requests.stats();
         return requests;
     }
 
     private static <T> Outcome<T> subscribe(CoroutineRequests requests, Function<Executor, Mono<T>> handling) {
         Outcome<T> outcome = new Outcome<>();
-        requests.run(MockServerWebExchange.from(MockServerHttpRequest.get("/orders/7")), handling).subscribe(outcome);
+        requests.run(MockServerWebExchange.from(MockServerHttpRequest.get("/orders/7")), handling)
+                .subscribe(outcome);
         return outcome;
     }
 
     /** The handler's code has returned and the coroutine finished: nothing of it is still under way. */
     private void handlerFinished(long completedBefore) {
-        eventually(WAIT, () -> stats.inFlight() == 0 && io.stats().completedTasks() > completedBefore,
+        eventually(
+                WAIT,
+                () -> stats.inFlight() == 0 && io.stats().completedTasks() > completedBefore,
                 () -> "in flight " + stats.inFlight() + ", " + io.stats());
     }
 
@@ -92,11 +100,13 @@ class RequestCoroutineTest {
         CoroutineRequests requests = requests(null, null, true);
         CountDownLatch answer = new CountDownLatch(1);
         List<Boolean> inCoroutine = new CopyOnWriteArrayList<>();
-        Outcome<String> outcome = subscribe(requests, executor -> Mono.fromCallable(() -> {
-            inCoroutine.add(Coroutines.current().isPresent());
-            answer.await();
-            return "order 7";
-        }));
+        Outcome<String> outcome = subscribe(
+                requests,
+                executor -> Mono.fromCallable(() -> {
+                    inCoroutine.add(Coroutines.current().isPresent());
+                    answer.await();
+                    return "order 7";
+                }));
         outcome.subscription().request(1);
         eventually(WAIT, () -> stats.inFlight() == 1, stats::toString);
         assertThat(outcome.signals).isEmpty();
@@ -112,9 +122,11 @@ class RequestCoroutineTest {
         CoroutineRequests requests = requests(null, null, true);
         Outcome<String> empty = subscribe(requests, executor -> Mono.empty());
         assertThat(empty.next()).isEqualTo("complete");
-        Outcome<String> failed = subscribe(requests, executor -> Mono.fromCallable(() -> {
-            throw new IllegalStateException("no order 7");
-        }));
+        Outcome<String> failed = subscribe(
+                requests,
+                executor -> Mono.fromCallable(() -> {
+                    throw new IllegalStateException("no order 7");
+                }));
         assertThat(failed.next()).isEqualTo("error IllegalStateException: no order 7");
         Outcome<String> thrown = subscribe(requests, executor -> {
             throw new IllegalArgumentException("bad handling");
@@ -130,17 +142,19 @@ class RequestCoroutineTest {
         CountDownLatch mayReturn = new CountDownLatch(1);
         BlockingQueue<String> handler = new LinkedBlockingQueue<>();
         long before = io.stats().completedTasks();
-        Outcome<String> outcome = subscribe(requests, executor -> Mono.fromCallable(() -> {
-            parked.countDown();
-            try {
-                Coroutines.sleep(Duration.ofSeconds(60));
-                handler.add("slept");
-            } catch (InterruptedException e) {
-                handler.add("interrupted");
-                mayReturn.await(); // the handler's own clean-up, still holding the slot
-            }
-            return "order 7";
-        }));
+        Outcome<String> outcome = subscribe(
+                requests,
+                executor -> Mono.fromCallable(() -> {
+                    parked.countDown();
+                    try {
+                        Coroutines.sleep(Duration.ofSeconds(60));
+                        handler.add("slept");
+                    } catch (InterruptedException e) {
+                        handler.add("interrupted");
+                        mayReturn.await(); // the handler's own clean-up, still holding the slot
+                    }
+                    return "order 7";
+                }));
         outcome.subscription().request(1);
         assertThat(parked.await(10, TimeUnit.SECONDS)).isTrue();
         outcome.subscription().cancel();
@@ -161,12 +175,14 @@ class RequestCoroutineTest {
         CountDownLatch mayReturn = new CountDownLatch(1);
         BlockingQueue<String> handler = new LinkedBlockingQueue<>();
         long before = io.stats().completedTasks();
-        Outcome<String> outcome = subscribe(requests, executor -> Mono.fromCallable(() -> {
-            running.countDown();
-            mayReturn.await();
-            handler.add(Thread.currentThread().isInterrupted() ? "interrupted" : "ran on");
-            return "order 7";
-        }));
+        Outcome<String> outcome = subscribe(
+                requests,
+                executor -> Mono.fromCallable(() -> {
+                    running.countDown();
+                    mayReturn.await();
+                    handler.add(Thread.currentThread().isInterrupted() ? "interrupted" : "ran on");
+                    return "order 7";
+                }));
         outcome.subscription().request(1);
         assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
         outcome.subscription().cancel();
@@ -182,20 +198,24 @@ class RequestCoroutineTest {
         CoroutineRequests requests = requests(Duration.ofMillis(100), null, true);
         BlockingQueue<String> handler = new LinkedBlockingQueue<>();
         long before = io.stats().completedTasks();
-        Outcome<String> outcome = subscribe(requests, executor -> Mono.fromCallable(() -> {
-            try {
-                Coroutines.sleep(Duration.ofSeconds(60));
-            } catch (InterruptedException e) {
-                handler.add("interrupted");
-            }
-            return "too late";
-        }));
+        Outcome<String> outcome = subscribe(
+                requests,
+                executor -> Mono.fromCallable(() -> {
+                    try {
+                        Coroutines.sleep(Duration.ofSeconds(60));
+                    } catch (InterruptedException e) {
+                        handler.add("interrupted");
+                    }
+                    return "too late";
+                }));
         outcome.subscription().request(1);
         assertThat(outcome.next()).startsWith("error RequestTimeoutException");
         assertThat(handler.poll(10, TimeUnit.SECONDS)).isEqualTo("interrupted");
         handlerFinished(before);
         outcome.subscription().cancel(); // Spring cancels after the error: too late to count
-        assertThat(outcome.signals).as("the late value does not follow the timeout").isEmpty();
+        assertThat(outcome.signals)
+                .as("the late value does not follow the timeout")
+                .isEmpty();
         assertThat(stats.timedOut()).isEqualTo(1);
         assertThat(stats.cancelled()).isZero();
     }
@@ -204,10 +224,12 @@ class RequestCoroutineTest {
     void aTaskScopeOfTheHandlerGetsWhatIsLeftOfTheRequestsTimeout() throws Exception {
         CoroutineRequests requests = requests(Duration.ofSeconds(30), null, true);
         RequestScopes scopes = new RequestScopes(() -> ObservationRegistry.NOOP);
-        Outcome<Duration> outcome = subscribe(requests, executor -> Mono.fromCallable(() -> {
-            Coroutines.sleep(Duration.ofMillis(50));
-            return scopes.remainingTime();
-        }));
+        Outcome<Duration> outcome = subscribe(
+                requests,
+                executor -> Mono.fromCallable(() -> {
+                    Coroutines.sleep(Duration.ofMillis(50));
+                    return scopes.remainingTime();
+                }));
         outcome.subscription().request(1);
         String left = outcome.next();
         assertThat(left).startsWith("next PT");
@@ -216,7 +238,8 @@ class RequestCoroutineTest {
         assertThat(scopes.remainingTime()).as("outside any request").isNull();
         // a request without a timeout gives its scopes none
         CoroutineRequests unlimited = new CoroutineRequests(io, null, null, true, false, StreamLimits.DEFAULT);
-        Outcome<String> none = subscribe(unlimited, executor -> Mono.fromCallable(() -> String.valueOf(scopes.remainingTime())));
+        Outcome<String> none =
+                subscribe(unlimited, executor -> Mono.fromCallable(() -> String.valueOf(scopes.remainingTime())));
         none.subscription().request(1);
         assertThat(none.next()).isEqualTo("next null");
     }
@@ -228,7 +251,10 @@ class RequestCoroutineTest {
         outcome.subscription().request(1);
         assertThat(outcome.next()).isEqualTo("next order 7");
         assertThat(outcome.next()).isEqualTo("complete");
-        eventually(WAIT, () -> stats.inFlight() == 0 && io.stats().timersPending() == 0, () -> io.stats().toString());
+        eventually(
+                WAIT,
+                () -> stats.inFlight() == 0 && io.stats().timersPending() == 0,
+                () -> io.stats().toString());
         assertThat(stats.timedOut()).isZero();
     }
 
@@ -236,10 +262,12 @@ class RequestCoroutineTest {
     void aRequestBeyondTheLimitIsShedAtOnceAndTheAdmittedOneIsUntouched() throws Exception {
         CoroutineRequests requests = requests(null, 1, true);
         CountDownLatch answer = new CountDownLatch(1);
-        Outcome<String> admitted = subscribe(requests, executor -> Mono.fromCallable(() -> {
-            answer.await();
-            return "order 7";
-        }));
+        Outcome<String> admitted = subscribe(
+                requests,
+                executor -> Mono.fromCallable(() -> {
+                    answer.await();
+                    return "order 7";
+                }));
         admitted.subscription().request(1);
         eventually(WAIT, () -> stats.inFlight() == 1, stats::toString);
         Outcome<String> shed = subscribe(requests, executor -> Mono.fromCallable(() -> "never"));

@@ -1,17 +1,13 @@
 package io.cosched.spring.web.server;
 
+import static io.cosched.TestSupport.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.cosched.Coroutine;
 import io.cosched.IOManager;
 import io.cosched.spring.web.StreamClosedException;
 import io.cosched.spring.web.StreamClosedException.Reason;
-import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.reactivestreams.Publisher;
-import org.reactivestreams.Subscriber;
-import org.reactivestreams.Subscription;
-
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
@@ -23,10 +19,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-
-import static io.cosched.TestSupport.eventually;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscriber;
+import org.reactivestreams.Subscription;
 
 /**
  * The two halves of streaming without a server: {@link PullSubscriber} (a body read by blocking code) asks its
@@ -56,7 +55,7 @@ class StreamsTest {
     void aReaderAsksForThePrefetchThenOnlyForWhatItTook() throws Exception {
         Source source = new Source();
         FakeRequest request = new FakeRequest(0);
-        PullSubscriber<String> reader = new PullSubscriber<>(source, request, 4, s -> { }, "reading");
+        PullSubscriber<String> reader = new PullSubscriber<>(source, request, 4, s -> {}, "reading");
         Coroutine<List<String>> taken = io.spawn(() -> List.of(reader.next(), reader.next(), reader.next()));
         eventually(WAIT, () -> source.requested.get() == 4, () -> "requested " + source.requested);
         assertThat(request.begun).as("the first read began the stream").isTrue();
@@ -71,15 +70,19 @@ class StreamsTest {
     @Test
     void aReaderGetsTheEndAndTheFailureAfterWhatCameBefore() throws Exception {
         Source source = new Source();
-        PullSubscriber<String> reader = new PullSubscriber<>(source, new FakeRequest(0), 4, s -> { }, "reading");
+        PullSubscriber<String> reader = new PullSubscriber<>(source, new FakeRequest(0), 4, s -> {}, "reading");
         Coroutine<String> first = io.spawn(reader::next);
         eventually(WAIT, () -> source.subscriber != null, () -> "not subscribed");
         source.emit("a");
         source.subscriber.onError(new IllegalStateException("bad part"));
         assertThat(first.join()).isEqualTo("a");
         Coroutine<String> second = io.spawn(reader::next);
-        assertThatThrownBy(second::join).cause().isInstanceOf(BodyReadException.class)
-                .hasMessageContaining("reading failed").cause().isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(second::join)
+                .cause()
+                .isInstanceOf(BodyReadException.class)
+                .hasMessageContaining("reading failed")
+                .cause()
+                .isInstanceOf(IllegalStateException.class);
     }
 
     @Test
@@ -93,9 +96,10 @@ class StreamsTest {
         assertThat(first.join()).isEqualTo("a");
         source.emit("b"); // queued: nobody reads
         io.spawn(() -> {
-            reader.close();
-            return null;
-        }).join();
+                    reader.close();
+                    return null;
+                })
+                .join();
         assertThat(source.cancelled).isTrue();
         source.emit("late");
         assertThat(discarded).containsExactly("b", "late");
@@ -104,10 +108,12 @@ class StreamsTest {
     @Test
     void aReaderWaitsForTheClientNoLongerThanTheIdleLimit() throws Exception {
         Source source = new Source();
-        PullSubscriber<String> reader = new PullSubscriber<>(source, new FakeRequest(TimeUnit.MILLISECONDS.toNanos(200)), 4,
-                s -> { }, "reading");
+        PullSubscriber<String> reader = new PullSubscriber<>(
+                source, new FakeRequest(TimeUnit.MILLISECONDS.toNanos(200)), 4, s -> {}, "reading");
         Coroutine<String> waiting = io.spawn(reader::next);
-        assertThatThrownBy(waiting::join).cause().isInstanceOf(StreamClosedException.class)
+        assertThatThrownBy(waiting::join)
+                .cause()
+                .isInstanceOf(StreamClosedException.class)
                 .satisfies(e -> assertThat(((StreamClosedException) e).reason()).isEqualTo(Reason.IDLE_TIMEOUT));
         assertThat(source.cancelled).as("the body is let go").isTrue();
     }
@@ -116,14 +122,17 @@ class StreamsTest {
     void anInterruptedReaderSaysWhyTheRequestIsEndingOrKeepsAnInterruptOfUnknownCause() throws Exception {
         Source source = new Source();
         FakeRequest request = new FakeRequest(0);
-        PullSubscriber<String> reader = new PullSubscriber<>(source, request, 4, s -> { }, "reading");
+        PullSubscriber<String> reader = new PullSubscriber<>(source, request, 4, s -> {}, "reading");
         Coroutine<String> waiting = io.spawn(reader::next);
         eventually(WAIT, () -> source.subscriber != null, () -> "not subscribed");
         request.endedBy = Reason.CLIENT_GONE;
         waiting.interrupt();
-        assertThatThrownBy(waiting::join).cause().isInstanceOf(StreamClosedException.class).hasMessageContaining("the client went away");
+        assertThatThrownBy(waiting::join)
+                .cause()
+                .isInstanceOf(StreamClosedException.class)
+                .hasMessageContaining("the client went away");
 
-        PullSubscriber<String> other = new PullSubscriber<>(new Source(), new FakeRequest(0), 4, s -> { }, "reading");
+        PullSubscriber<String> other = new PullSubscriber<>(new Source(), new FakeRequest(0), 4, s -> {}, "reading");
         AtomicBoolean flagKept = new AtomicBoolean();
         Coroutine<Void> interrupted = io.spawn(() -> {
             Thread.currentThread().interrupt();
@@ -135,7 +144,9 @@ class StreamsTest {
             return null;
         });
         interrupted.join();
-        assertThat(flagKept).as("an interrupt of unknown cause stays set for the caller").isTrue();
+        assertThat(flagKept)
+                .as("an interrupt of unknown cause stays set for the caller")
+                .isTrue();
     }
 
     // ---- ResponseStream
@@ -144,12 +155,18 @@ class StreamsTest {
     void aProducerSendsOnlyWhatTheSubscriberAskedFor() throws Exception {
         FakeRequest request = new FakeRequest(0);
         AtomicInteger sent = new AtomicInteger();
-        ResponseStream<Integer> stream = new ResponseStream<>("body", request, s -> {
-            for (int i = 0; i < 10; i++) {
-                s.send(i);
-                sent.incrementAndGet();
-            }
-        }, e -> { }, null, null);
+        ResponseStream<Integer> stream = new ResponseStream<>(
+                "body",
+                request,
+                s -> {
+                    for (int i = 0; i < 10; i++) {
+                        s.send(i);
+                        sent.incrementAndGet();
+                    }
+                },
+                e -> {},
+                null,
+                null);
         Sink sink = new Sink();
         Coroutine<?> producer = io.spawn(stream::produce);
         stream.subscribe(sink);
@@ -168,16 +185,22 @@ class StreamsTest {
     void aCancelFailsTheNextSendAndTellsTheRequest() throws Exception {
         FakeRequest request = new FakeRequest(0);
         BlockingQueue<Throwable> ended = new LinkedBlockingQueue<>();
-        ResponseStream<String> stream = new ResponseStream<>("body", request, s -> {
-            try {
-                while (true) {
-                    s.send("x");
-                }
-            } catch (IOException e) {
-                ended.add(e);
-                throw e;
-            }
-        }, e -> { }, null, null);
+        ResponseStream<String> stream = new ResponseStream<>(
+                "body",
+                request,
+                s -> {
+                    try {
+                        while (true) {
+                            s.send("x");
+                        }
+                    } catch (IOException e) {
+                        ended.add(e);
+                        throw e;
+                    }
+                },
+                e -> {},
+                null,
+                null);
         Sink sink = new Sink();
         io.spawn(stream::produce);
         stream.subscribe(sink);
@@ -189,7 +212,10 @@ class StreamsTest {
         assertThat(((StreamClosedException) e).reason()).isEqualTo(Reason.CLIENT_GONE);
         assertThat(request.cancelled).isTrue();
         eventually(WAIT, () -> io.stats().coroutines() == 0, () -> io.stats().toString());
-        assertThat(sink.signals).as("nothing after a cancel").doesNotContain("complete").noneMatch(s -> s.startsWith("error"));
+        assertThat(sink.signals)
+                .as("nothing after a cancel")
+                .doesNotContain("complete")
+                .noneMatch(s -> s.startsWith("error"));
     }
 
     @Test
@@ -197,14 +223,20 @@ class StreamsTest {
         FakeRequest request = new FakeRequest(0);
         request.expired = true; // the deadline won the race to begin the stream
         BlockingQueue<Throwable> ended = new LinkedBlockingQueue<>();
-        ResponseStream<String> stream = new ResponseStream<>("body", request, s -> {
-            try {
-                s.send("too late");
-            } catch (IOException e) {
-                ended.add(e);
-                throw e;
-            }
-        }, e -> { }, null, null);
+        ResponseStream<String> stream = new ResponseStream<>(
+                "body",
+                request,
+                s -> {
+                    try {
+                        s.send("too late");
+                    } catch (IOException e) {
+                        ended.add(e);
+                        throw e;
+                    }
+                },
+                e -> {},
+                null,
+                null);
         stream.fail(new IllegalStateException("timed out")); // before Spring subscribed: kept for it
         Sink sink = new Sink();
         io.spawn(stream::produce);
@@ -221,16 +253,24 @@ class StreamsTest {
     void aClientThatTakesNothingForTheIdleLimitEndsTheStreamAndACutIsNotAnError() throws Exception {
         FakeRequest request = new FakeRequest(TimeUnit.MILLISECONDS.toNanos(200));
         AtomicBoolean aborted = new AtomicBoolean();
-        ResponseStream<String> stream = new ResponseStream<>("body", request, s -> {
-            s.send("first");
-            s.send("second"); // never asked for
-        }, e -> { }, () -> aborted.set(true), null);
+        ResponseStream<String> stream = new ResponseStream<>(
+                "body",
+                request,
+                s -> {
+                    s.send("first");
+                    s.send("second"); // never asked for
+                },
+                e -> {},
+                () -> aborted.set(true),
+                null);
         Sink sink = new Sink();
         Coroutine<?> producer = io.spawn(stream::produce);
         stream.subscribe(sink);
         sink.subscription.request(1);
         assertThat(sink.next()).isEqualTo("next first");
-        assertThat(sink.next()).as("the connection closes, without an error to log").isEqualTo("complete");
+        assertThat(sink.next())
+                .as("the connection closes, without an error to log")
+                .isEqualTo("complete");
         assertThat(aborted).isTrue();
         producer.join();
     }
@@ -239,10 +279,16 @@ class StreamsTest {
     void aClientThatReadsSlowlyButSteadilyIsNotIdle() throws Exception {
         // the socket empties a little every 50 ms, while no demand comes for longer than the 200 ms limit
         AtomicLong pending = new AtomicLong(1_000_000);
-        ResponseStream<String> stream = new ResponseStream<>("body", new FakeRequest(TimeUnit.MILLISECONDS.toNanos(200)), s -> {
-            s.send("first");
-            s.send("second");
-        }, e -> { }, null, () -> pending.addAndGet(-1000));
+        ResponseStream<String> stream = new ResponseStream<>(
+                "body",
+                new FakeRequest(TimeUnit.MILLISECONDS.toNanos(200)),
+                s -> {
+                    s.send("first");
+                    s.send("second");
+                },
+                e -> {},
+                null,
+                () -> pending.addAndGet(-1000));
         Sink sink = new Sink();
         Coroutine<?> producer = io.spawn(stream::produce);
         stream.subscribe(sink);
@@ -261,7 +307,8 @@ class StreamsTest {
 
     @Test
     void nobodySubscribingEndsAProducerWaitingForItsFirstDemand() throws Exception {
-        ResponseStream<String> stream = new ResponseStream<>("body", new FakeRequest(0), s -> s.send("x"), e -> { }, null, null);
+        ResponseStream<String> stream =
+                new ResponseStream<>("body", new FakeRequest(0), s -> s.send("x"), e -> {}, null, null);
         Coroutine<?> producer = io.spawn(stream::produce);
         stream.abandon(); // whether the producer waits already or not yet
         producer.join();
@@ -312,8 +359,7 @@ class StreamsTest {
         }
 
         @Override
-        public void closeAtEnd(PullSubscriber<?> reader) {
-        }
+        public void closeAtEnd(PullSubscriber<?> reader) {}
 
         @Override
         public io.cosched.TimerManager timers() {

@@ -1,11 +1,10 @@
 package io.cosched.spring.web.server;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.concurrent.atomic.AtomicLong;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The rate limit of the web events: a second's events over the limit are left out and counted into the next one. */
 @Timeout(30)

@@ -1,15 +1,14 @@
 package io.cosched.spring.web.session;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.springframework.web.server.WebSession;
-import reactor.core.publisher.Mono;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import java.security.SecureRandom;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
@@ -20,10 +19,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.web.server.WebSession;
+import reactor.core.publisher.Mono;
 
 @Timeout(30)
 class InlineWebSessionStoreTest {
@@ -34,7 +33,9 @@ class InlineWebSessionStoreTest {
     @Test
     void aNewSessionIsMadeOnTheThreadThatSubscribes() {
         AtomicReference<Thread> madeOn = new AtomicReference<>();
-        WebSession s = store.createWebSession().doOnNext(x -> madeOn.set(Thread.currentThread())).block();
+        WebSession s = store.createWebSession()
+                .doOnNext(x -> madeOn.set(Thread.currentThread()))
+                .block();
         assertThat(madeOn.get()).isSameAs(Thread.currentThread());
         assertThat(s.getId()).matches("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}");
         assertThat(s.getMaxIdleTime()).isEqualTo(Duration.ofMinutes(30));
@@ -104,11 +105,17 @@ class InlineWebSessionStoreTest {
     void aSessionExpiresAfterItsMaxIdleTimeSinceTheLastAccess() {
         WebSession s = started();
         clock.advance(Duration.ofMinutes(20));
-        assertThat(store.retrieveSession(s.getId()).block()).as("accessed after 20 min").isSameAs(s);
+        assertThat(store.retrieveSession(s.getId()).block())
+                .as("accessed after 20 min")
+                .isSameAs(s);
         clock.advance(Duration.ofMinutes(29));
-        assertThat(store.retrieveSession(s.getId()).block()).as("29 min after the last access").isSameAs(s);
+        assertThat(store.retrieveSession(s.getId()).block())
+                .as("29 min after the last access")
+                .isSameAs(s);
         clock.advance(Duration.ofMinutes(31));
-        assertThat(store.retrieveSession(s.getId()).block()).as("31 min after it").isNull();
+        assertThat(store.retrieveSession(s.getId()).block())
+                .as("31 min after it")
+                .isNull();
         assertThat(s.isExpired()).isTrue();
         assertThat(store.size()).isZero();
     }
@@ -131,7 +138,8 @@ class InlineWebSessionStoreTest {
         started();
         WebSession fourth = store.createWebSession().block();
         fourth.start();
-        assertThatThrownBy(() -> fourth.save().block()).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> fourth.save().block())
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("Max sessions limit reached: 3");
         first.getAttributes().put("more", 1);
         first.save().block(); // already kept: saving again is fine
@@ -178,13 +186,17 @@ class InlineWebSessionStoreTest {
         WebSession s = started();
         clock.advance(Duration.ofMinutes(5));
         assertThat(store.updateLastAccessTime(s).block().getLastAccessTime()).isEqualTo(clock.instant());
-        WebSession foreign = new org.springframework.web.server.session.InMemoryWebSessionStore().createWebSession().block();
-        assertThatIllegalArgumentException().isThrownBy(() -> store.updateLastAccessTime(foreign).block());
+        WebSession foreign = new org.springframework.web.server.session.InMemoryWebSessionStore()
+                .createWebSession()
+                .block();
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> store.updateLastAccessTime(foreign).block());
     }
 
     @Test
     void maxSessionsMustBePositive() {
-        assertThatIllegalArgumentException().isThrownBy(() -> new InlineWebSessionStore(0, Duration.ofMinutes(1), clock))
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> new InlineWebSessionStore(0, Duration.ofMinutes(1), clock))
                 .withMessage("maxSessions: 0 (expected: > 0)");
     }
 

@@ -1,5 +1,12 @@
 package io.cosched.spring.web.shedding;
 
+import static io.cosched.TestSupport.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.springframework.web.reactive.function.server.RequestPredicates.GET;
+import static org.springframework.web.reactive.function.server.RequestPredicates.path;
+import static org.springframework.web.reactive.function.server.RouterFunctions.nest;
+import static org.springframework.web.reactive.function.server.RouterFunctions.route;
+
 import io.cosched.IOManager;
 import io.cosched.spring.web.CoroutineHandlers;
 import io.cosched.spring.web.CoschedWebStats;
@@ -9,12 +16,16 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpVersion;
-import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpContent;
 import io.netty.util.ReferenceCountUtil;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -28,18 +39,6 @@ import org.springframework.web.reactive.result.method.RequestMappingInfo;
 import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerMapping;
 import reactor.core.publisher.Mono;
 import reactor.netty.NettyPipeline;
-
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.concurrent.CountDownLatch;
-import java.util.List;
-
-import static io.cosched.TestSupport.eventually;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.springframework.web.reactive.function.server.RequestPredicates.GET;
-import static org.springframework.web.reactive.function.server.RequestPredicates.path;
-import static org.springframework.web.reactive.function.server.RouterFunctions.nest;
-import static org.springframework.web.reactive.function.server.RouterFunctions.route;
 
 /**
  * Shedding before WebFlux without a server: which routes are surely coroutine routes (annotated and
@@ -106,7 +105,8 @@ class EarlySheddingTest {
             if (pathMethodHandler[i + 1] != null) {
                 info.methods((RequestMethod) pathMethodHandler[i + 1]);
             }
-            mapping.registerMapping(info.build(), new Orders(), Orders.class.getMethod((String) pathMethodHandler[i + 2]));
+            mapping.registerMapping(
+                    info.build(), new Orders(), Orders.class.getMethod((String) pathMethodHandler[i + 2]));
         }
         return mapping;
     }
@@ -117,13 +117,22 @@ class EarlySheddingTest {
 
     @Test
     void anAnnotatedBlockingRouteIsACoroutineRouteAndAReactiveOneIsNot() throws Exception {
-        ShedRoutes r = routes("", annotated("/orders/{id}", RequestMethod.GET, "order", "/orders/{id}/live", null, "live"));
+        ShedRoutes r =
+                routes("", annotated("/orders/{id}", RequestMethod.GET, "order", "/orders/{id}/live", null, "live"));
         assertThat(r.isCoroutineRequest("GET", "/orders/7")).isTrue();
         assertThat(r.isCoroutineRequest("GET", "/orders/7?expand=lines")).isTrue();
-        assertThat(r.isCoroutineRequest("GET", "http://shop.example/orders/7")).as("absolute form").isTrue();
-        assertThat(r.isCoroutineRequest("HEAD", "/orders/7")).as("HEAD goes to the GET handler").isTrue();
-        assertThat(r.isCoroutineRequest("POST", "/orders/7")).as("no POST route: a 405, not a coroutine").isFalse();
-        assertThat(r.isCoroutineRequest("OPTIONS", "/orders/7")).as("a CORS preflight is never shed").isFalse();
+        assertThat(r.isCoroutineRequest("GET", "http://shop.example/orders/7"))
+                .as("absolute form")
+                .isTrue();
+        assertThat(r.isCoroutineRequest("HEAD", "/orders/7"))
+                .as("HEAD goes to the GET handler")
+                .isTrue();
+        assertThat(r.isCoroutineRequest("POST", "/orders/7"))
+                .as("no POST route: a 405, not a coroutine")
+                .isFalse();
+        assertThat(r.isCoroutineRequest("OPTIONS", "/orders/7"))
+                .as("a CORS preflight is never shed")
+                .isFalse();
         assertThat(r.isCoroutineRequest("GET", "/orders/7/live")).isFalse();
         assertThat(r.isCoroutineRequest("GET", "/unknown")).isFalse();
         assertThat(r.isCoroutineRequest("GET", "*")).isFalse();
@@ -132,7 +141,8 @@ class EarlySheddingTest {
     @Test
     void aPathThatAlsoFitsAReactiveRouteOfTheSameMappingIsNotSure() throws Exception {
         // Spring would pick /orders/live (more specific) over /orders/{id}: it is not a coroutine
-        ShedRoutes r = routes("", annotated("/orders/{id}", RequestMethod.GET, "order", "/orders/live", RequestMethod.GET, "live"));
+        ShedRoutes r = routes(
+                "", annotated("/orders/{id}", RequestMethod.GET, "order", "/orders/live", RequestMethod.GET, "live"));
         assertThat(r.isCoroutineRequest("GET", "/orders/7")).isTrue();
         assertThat(r.isCoroutineRequest("GET", "/orders/live")).isFalse();
     }
@@ -140,40 +150,56 @@ class EarlySheddingTest {
     @Test
     void routerFunctionsComeFirstAndTheirNestedCoroutineRoutesAreRead() throws Exception {
         CoroutineHandlers coroutines = new CoroutineHandlers(requests);
-        RouterFunction<ServerResponse> functions = nest(path("/api"),
-                route(GET("/items/{id}"), coroutines.blocking(req -> ServerResponse.ok().build()))
-                        .andRoute(GET("/items/{id}/stream"), req -> ServerResponse.ok().build()));
-        ShedRoutes r = routes("", new RouterFunctionMapping(functions), annotated("/api/items/special", RequestMethod.GET, "order"));
+        RouterFunction<ServerResponse> functions = nest(
+                path("/api"),
+                route(
+                                GET("/items/{id}"),
+                                coroutines.blocking(req -> ServerResponse.ok().build()))
+                        .andRoute(
+                                GET("/items/{id}/stream"),
+                                req -> ServerResponse.ok().build()));
+        ShedRoutes r = routes(
+                "", new RouterFunctionMapping(functions), annotated("/api/items/special", RequestMethod.GET, "order"));
         assertThat(r.isCoroutineRequest("GET", "/api/items/7")).isTrue();
         assertThat(r.isCoroutineRequest("GET", "/api/items/7/stream")).isFalse();
         assertThat(r.isCoroutineRequest("GET", "/api/items/special"))
-                .as("the router function's /api/items/{id} matches first and decides").isTrue();
+                .as("the router function's /api/items/{id} matches first and decides")
+                .isTrue();
         assertThat(r.isCoroutineRequest("GET", "/items/7")).isFalse();
     }
 
     @Test
     void aBlockingFunctionOfAnotherRunnerIsNoCoroutine() throws Exception {
         CoroutineHandlers elastic = new CoroutineHandlers(reactor.core.scheduler.Schedulers.boundedElastic());
-        ShedRoutes r = routes("", new RouterFunctionMapping(route(GET("/x"), elastic.blocking(req -> ServerResponse.ok().build()))));
+        ShedRoutes r = routes(
+                "",
+                new RouterFunctionMapping(route(
+                        GET("/x"), elastic.blocking(req -> ServerResponse.ok().build()))));
         assertThat(r.isCoroutineRequest("GET", "/x")).isFalse();
         assertThat(r.anyCoroutine()).isFalse();
     }
 
     @Test
     void aRouteThatCannotBeReadMakesEverythingAfterItUnsure() throws Exception {
-        RouterFunction<ServerResponse> opaque = route(GET("/a").or(GET("/b")), req -> ServerResponse.ok().build());
-        ShedRoutes r = routes("", new RouterFunctionMapping(opaque), annotated("/orders/{id}", RequestMethod.GET, "order"));
+        RouterFunction<ServerResponse> opaque =
+                route(GET("/a").or(GET("/b")), req -> ServerResponse.ok().build());
+        ShedRoutes r =
+                routes("", new RouterFunctionMapping(opaque), annotated("/orders/{id}", RequestMethod.GET, "order"));
         assertThat(r.isCoroutineRequest("GET", "/orders/7")).isFalse();
         // after the annotated mapping it changes nothing
-        ShedRoutes after = routes("", annotated("/orders/{id}", RequestMethod.GET, "order"), new RouterFunctionMapping(opaque));
+        ShedRoutes after =
+                routes("", annotated("/orders/{id}", RequestMethod.GET, "order"), new RouterFunctionMapping(opaque));
         assertThat(after.isCoroutineRequest("GET", "/orders/7")).isTrue();
     }
 
     @Test
     void aNestedPathThatDoesNotJoinItsRouteIntoOnePatternIsUnreadableNotAStartupFailure() throws Exception {
         // "/files/**" + "/{name}" is no pattern Spring can parse: the route may match anything
-        RouterFunction<ServerResponse> files = nest(path("/files/**"), route(GET("/{name}"), req -> ServerResponse.ok().build()));
-        ShedRoutes r = routes("", new RouterFunctionMapping(files), annotated("/orders/{id}", RequestMethod.GET, "order"));
+        RouterFunction<ServerResponse> files = nest(
+                path("/files/**"),
+                route(GET("/{name}"), req -> ServerResponse.ok().build()));
+        ShedRoutes r =
+                routes("", new RouterFunctionMapping(files), annotated("/orders/{id}", RequestMethod.GET, "order"));
         assertThat(r.isCoroutineRequest("GET", "/orders/7")).isFalse();
     }
 
@@ -230,12 +256,16 @@ class EarlySheddingTest {
         takeTheSlot();
         send(channel, "POST /orders/7 HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n01234");
         String response = written(channel);
-        assertThat(response).startsWith("HTTP/1.1 503 Service Unavailable\r\n")
-                .contains("retry-after: 1\r\n").contains("content-type: application/problem+json\r\n")
+        assertThat(response)
+                .startsWith("HTTP/1.1 503 Service Unavailable\r\n")
+                .contains("retry-after: 1\r\n")
+                .contains("content-type: application/problem+json\r\n")
                 .endsWith("\"detail\":\"too many requests in flight (cosched.web.max-in-flight: 1)\"}")
                 .doesNotContain("connection: close");
         send(channel, "56789");
-        assertThat(passedOn(channel)).as("neither the request nor its body went on").isEmpty();
+        assertThat(passedOn(channel))
+                .as("neither the request nor its body went on")
+                .isEmpty();
         assertThat(stats.shed()).isEqualTo(1);
         assertThat(stats.shedEarly()).isEqualTo(1);
 
@@ -272,7 +302,9 @@ class EarlySheddingTest {
         assertThat(passedOn(channel)).isEqualTo("GET /orders/1;");
         takeTheSlot(); // now full, the first still unanswered
         send(channel, "GET /orders/2 HTTP/1.1\r\nHost: x\r\n\r\n");
-        assertThat(passedOn(channel)).as("a 503 now would overtake the first response").isEqualTo("GET /orders/2;");
+        assertThat(passedOn(channel))
+                .as("a 503 now would overtake the first response")
+                .isEqualTo("GET /orders/2;");
 
         // both answered by the application: the next one is shed here
         channel.writeOutbound(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK));

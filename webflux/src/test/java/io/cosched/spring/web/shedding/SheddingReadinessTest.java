@@ -1,12 +1,11 @@
 package io.cosched.spring.web.shedding;
 
-import io.cosched.spring.web.CoschedWebStats;
-import org.junit.jupiter.api.Test;
-
-import java.time.Duration;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+import io.cosched.spring.web.CoschedWebStats;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
 
 /** The readiness verdict's windows and hysteresis, on a clock the test moves. */
 class SheddingReadinessTest {
@@ -15,7 +14,8 @@ class SheddingReadinessTest {
 
     private final Counts stats = new Counts();
     private long now;
-    private final SheddingReadiness readiness = new SheddingReadiness(stats, 0.1, 0.01, Duration.ofSeconds(10), () -> now);
+    private final SheddingReadiness readiness =
+            new SheddingReadiness(stats, 0.1, 0.01, Duration.ofSeconds(10), () -> now);
 
     /** The two numbers readiness reads, moved by the test. */
     private static final class Counts implements CoschedWebStats {
@@ -85,7 +85,9 @@ class SheddingReadinessTest {
 
     @Test
     void refusesOnceAWindowShedsTheShareAndAcceptsOnlyAfterTheHoldWasCalm() {
-        assertThat(readiness.look().refusing()).as("the first look has no window").isFalse();
+        assertThat(readiness.look().refusing())
+                .as("the first look has no window")
+                .isFalse();
         assertThat(after(5, 1000, 50).refusing()).as("5 % shed").isFalse();
         SheddingReadiness.Verdict out = after(5, 900, 100);
         assertThat(out.refusing()).as("10 % shed").isTrue();
@@ -113,9 +115,13 @@ class SheddingReadinessTest {
         readiness.look();
         now += S / 2;
         stats.countShed();
-        assertThat(readiness.look().refusing()).as("half a second: no window yet").isFalse();
+        assertThat(readiness.look().refusing())
+                .as("half a second: no window yet")
+                .isFalse();
         now += S / 2;
-        assertThat(readiness.look().refusing()).as("one shed of one over a full second").isTrue();
+        assertThat(readiness.look().refusing())
+                .as("one shed of one over a full second")
+                .isTrue();
         assertThat(after(0, 0, 0).refusing()).isTrue();
     }
 
@@ -128,11 +134,14 @@ class SheddingReadinessTest {
 
     @Test
     void badSettingsAreRefusedWithTheRule() {
-        assertThatIllegalArgumentException().isThrownBy(() -> new SheddingReadiness(stats, 0, 0.01, Duration.ZERO))
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> new SheddingReadiness(stats, 0, 0.01, Duration.ZERO))
                 .withMessage("refuse-at: 0.0 (expected: > 0 and <= 1)");
-        assertThatIllegalArgumentException().isThrownBy(() -> new SheddingReadiness(stats, 0.1, 0.2, Duration.ZERO))
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> new SheddingReadiness(stats, 0.1, 0.2, Duration.ZERO))
                 .withMessage("accept-below: 0.2 (expected: > 0 and <= its refuse-at, 0.1)");
-        assertThatIllegalArgumentException().isThrownBy(() -> new SheddingReadiness(stats, 0.1, 0.01, Duration.ofSeconds(-1)))
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> new SheddingReadiness(stats, 0.1, 0.01, Duration.ofSeconds(-1)))
                 .withMessage("hold: PT-1S (expected: >= 0)");
     }
 }

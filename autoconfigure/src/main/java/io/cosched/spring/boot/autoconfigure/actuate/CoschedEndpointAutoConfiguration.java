@@ -22,9 +22,12 @@ import org.springframework.context.annotation.Bean;
  * The {@code cosched} actuator endpoint. Available like Spring Boot's own endpoints: it is served
  * once {@code management.endpoints.web.exposure.include} lists {@code cosched}.
  */
-@AutoConfiguration(after = CoschedAutoConfiguration.class,
-        afterName = {"io.cosched.spring.boot.autoconfigure.web.CoschedWebFluxAutoConfiguration",
-                "io.cosched.spring.boot.autoconfigure.web.CoschedReactorNettyAutoConfiguration"})
+@AutoConfiguration(
+        after = CoschedAutoConfiguration.class,
+        afterName = {
+            "io.cosched.spring.boot.autoconfigure.web.CoschedWebFluxAutoConfiguration",
+            "io.cosched.spring.boot.autoconfigure.web.CoschedReactorNettyAutoConfiguration"
+        })
 @ConditionalOnClass(Endpoint.class)
 @ConditionalOnBean(Scheduler.class)
 @ConditionalOnAvailableEndpoint(CoschedEndpoint.class)
@@ -33,9 +36,15 @@ public final class CoschedEndpointAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    CoschedEndpoint coschedEndpoint(ObjectProvider<Scheduler> schedulers, ObjectProvider<CoschedWebStats> web,
-            ObjectProvider<ServerConnections> server, CoschedEndpointProperties properties) {
-        return new CoschedEndpoint(new SchedulerBeans(schedulers), web::getIfAvailable, server::getIfAvailable,
+    CoschedEndpoint coschedEndpoint(
+            ObjectProvider<Scheduler> schedulers,
+            ObjectProvider<CoschedWebStats> web,
+            ObjectProvider<ServerConnections> server,
+            CoschedEndpointProperties properties) {
+        return new CoschedEndpoint(
+                new SchedulerBeans(schedulers),
+                web::getIfAvailable,
+                server::getIfAvailable,
                 properties.getDump().isEnabled());
     }
 

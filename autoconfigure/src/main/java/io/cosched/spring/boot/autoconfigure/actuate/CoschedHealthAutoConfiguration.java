@@ -8,23 +8,24 @@ import io.cosched.spring.boot.autoconfigure.web.CoschedWebFluxAutoConfiguration;
 import io.cosched.spring.boot.autoconfigure.web.CoschedWebProperties;
 import io.cosched.spring.web.CoschedWebStats;
 import io.cosched.spring.web.shedding.SheddingReadiness;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.autoconfigure.contributor.HealthContributorAutoConfiguration;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * The {@code cosched} health contributor ({@code management.health.cosched.enabled=false} switches it
  * off), and the opt-in {@code coschedShedding} one for readiness probes.
  */
-@AutoConfiguration(after = {CoschedAutoConfiguration.class, CoschedWebFluxAutoConfiguration.class},
+@AutoConfiguration(
+        after = {CoschedAutoConfiguration.class, CoschedWebFluxAutoConfiguration.class},
         before = HealthContributorAutoConfiguration.class)
 @ConditionalOnClass(HealthIndicator.class)
 @ConditionalOnBean(Scheduler.class)

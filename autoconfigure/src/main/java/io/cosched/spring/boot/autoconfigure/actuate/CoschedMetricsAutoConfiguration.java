@@ -16,18 +16,27 @@ import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConf
 import org.springframework.context.annotation.Bean;
 
 /** Micrometer meters for the schedulers and coroutine handlers, bound to every registry Spring Boot configures. */
-@AutoConfiguration(after = {CoschedAutoConfiguration.class, MetricsAutoConfiguration.class,
-        CompositeMeterRegistryAutoConfiguration.class},
-        afterName = {"io.cosched.spring.boot.autoconfigure.web.CoschedWebFluxAutoConfiguration",
-                "io.cosched.spring.boot.autoconfigure.web.CoschedReactorNettyAutoConfiguration"})
+@AutoConfiguration(
+        after = {
+            CoschedAutoConfiguration.class,
+            MetricsAutoConfiguration.class,
+            CompositeMeterRegistryAutoConfiguration.class
+        },
+        afterName = {
+            "io.cosched.spring.boot.autoconfigure.web.CoschedWebFluxAutoConfiguration",
+            "io.cosched.spring.boot.autoconfigure.web.CoschedReactorNettyAutoConfiguration"
+        })
 @ConditionalOnClass({MeterRegistry.class, MetricsAutoConfiguration.class})
 @ConditionalOnBean({MeterRegistry.class, Scheduler.class})
 public final class CoschedMetricsAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    CoschedMeterBinder coschedMeterBinder(ObjectProvider<Scheduler> schedulers, ObjectProvider<CoschedWebStats> web,
+    CoschedMeterBinder coschedMeterBinder(
+            ObjectProvider<Scheduler> schedulers,
+            ObjectProvider<CoschedWebStats> web,
             ObjectProvider<ServerConnections> server) {
-        return new CoschedMeterBinder(schedulers.orderedStream().toList(), web.getIfAvailable(), server.getIfAvailable());
+        return new CoschedMeterBinder(
+                schedulers.orderedStream().toList(), web.getIfAvailable(), server.getIfAvailable());
     }
 }

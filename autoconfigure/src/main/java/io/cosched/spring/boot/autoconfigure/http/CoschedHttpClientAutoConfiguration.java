@@ -22,10 +22,13 @@ import org.springframework.context.annotation.Bean;
  * factory with {@code spring.http.clients.imperative.factory}, or sets
  * {@code cosched.http.client.enabled=false}.
  */
-@AutoConfiguration(after = CoschedAutoConfiguration.class, beforeName = {
-        "org.springframework.boot.http.client.autoconfigure.imperative.ImperativeHttpClientAutoConfiguration",
-        "org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration",
-        "org.springframework.boot.restclient.autoconfigure.RestTemplateAutoConfiguration"})
+@AutoConfiguration(
+        after = CoschedAutoConfiguration.class,
+        beforeName = {
+            "org.springframework.boot.http.client.autoconfigure.imperative.ImperativeHttpClientAutoConfiguration",
+            "org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration",
+            "org.springframework.boot.restclient.autoconfigure.RestTemplateAutoConfiguration"
+        })
 @ConditionalOnClass({ClientHttpRequestFactoryBuilder.class, LoopClientHttpRequestFactory.class})
 @ConditionalOnBean(IOManager.class)
 @ConditionalOnBooleanProperty(name = "cosched.http.client.enabled", matchIfMissing = true)
@@ -36,7 +39,8 @@ public final class CoschedHttpClientAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(ClientHttpRequestFactoryBuilder.class)
-    LoopClientHttpRequestFactoryBuilder coschedClientHttpRequestFactoryBuilder(IOManager io, CoschedHttpClientProperties client) {
+    LoopClientHttpRequestFactoryBuilder coschedClientHttpRequestFactoryBuilder(
+            IOManager io, CoschedHttpClientProperties client) {
         return new LoopClientHttpRequestFactoryBuilder(io, client.getIdleTimeout());
     }
 }

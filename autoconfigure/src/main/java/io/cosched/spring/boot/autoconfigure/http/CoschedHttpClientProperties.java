@@ -1,9 +1,8 @@
 package io.cosched.spring.boot.autoconfigure.http;
 
 import io.cosched.Arguments;
-import org.springframework.boot.context.properties.ConfigurationProperties;
-
 import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
  * The {@code cosched.http.client.*} properties: {@code RestClient} and {@code RestTemplate} built from Spring Boot's

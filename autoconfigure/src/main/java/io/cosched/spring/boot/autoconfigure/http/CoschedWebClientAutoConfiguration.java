@@ -25,14 +25,17 @@ import reactor.core.publisher.Mono;
 @AutoConfiguration(after = CoschedAutoConfiguration.class)
 @ConditionalOnClass({ReactorClientHttpConnectorBuilder.class, LoopClientHttpConnector.class, Mono.class})
 @ConditionalOnBean(IOManager.class)
-@ConditionalOnBooleanProperty(prefix = "cosched.web-client", name = {"enabled", "loop-client"}, matchIfMissing = true)
+@ConditionalOnBooleanProperty(
+        prefix = "cosched.web-client",
+        name = {"enabled", "loop-client"},
+        matchIfMissing = true)
 // the loop client's connections are kept as long as RestClient's: cosched.http.client.idle-timeout
 @EnableConfigurationProperties({CoschedWebClientProperties.class, CoschedHttpClientProperties.class})
 public final class CoschedWebClientAutoConfiguration {
 
     @Bean
-    static BeanPostProcessor coschedLoopClientHttpConnectorBuilderPostProcessor(ObjectProvider<IOManager> io,
-            ObjectProvider<CoschedHttpClientProperties> properties) {
+    static BeanPostProcessor coschedLoopClientHttpConnectorBuilderPostProcessor(
+            ObjectProvider<IOManager> io, ObjectProvider<CoschedHttpClientProperties> properties) {
         return new BeanPostProcessor() {
             @Override
             public Object postProcessAfterInitialization(Object bean, String beanName) {
@@ -43,8 +46,8 @@ public final class CoschedWebClientAutoConfiguration {
                 if (manager == null) {
                     return bean;
                 }
-                return new LoopClientHttpConnectorBuilder(reactor, manager,
-                        properties.getObject().getIdleTimeout());
+                return new LoopClientHttpConnectorBuilder(
+                        reactor, manager, properties.getObject().getIdleTimeout());
             }
         };
     }

@@ -2,6 +2,7 @@ package io.cosched.spring.boot.autoconfigure.http;
 
 import io.cosched.IOManager;
 import io.cosched.spring.http.client.reactive.LoopClientHttpConnector;
+import java.time.Duration;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -9,8 +10,6 @@ import org.springframework.boot.http.client.HttpClientSettings;
 import org.springframework.boot.http.client.HttpCookieHandling;
 import org.springframework.boot.http.client.reactive.ClientHttpConnectorBuilder;
 import org.springframework.http.client.reactive.ClientHttpConnector;
-
-import java.time.Duration;
 
 /**
  * Spring Boot's {@code ClientHttpConnectorBuilder} (what its {@code WebClient.Builder} and

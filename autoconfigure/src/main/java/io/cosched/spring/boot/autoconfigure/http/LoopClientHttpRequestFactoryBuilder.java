@@ -3,12 +3,11 @@ package io.cosched.spring.boot.autoconfigure.http;
 import io.cosched.IOManager;
 import io.cosched.http.client.LoopHttpClient;
 import io.cosched.spring.http.client.LoopClientHttpRequestFactory;
+import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.http.client.ClientHttpRequestFactoryBuilder;
 import org.springframework.boot.http.client.HttpClientSettings;
 import org.springframework.boot.http.client.HttpCookieHandling;
-
-import java.time.Duration;
 
 /**
  * Spring Boot's way to choose the request factory of {@code RestClient.Builder},
@@ -16,7 +15,8 @@ import java.time.Duration;
  * settings (connect and read timeouts, redirects, SSL bundle, address filter) onto a
  * {@link LoopHttpClient} and hands it to Spring as a {@link LoopClientHttpRequestFactory}.
  */
-public final class LoopClientHttpRequestFactoryBuilder implements ClientHttpRequestFactoryBuilder<LoopClientHttpRequestFactory> {
+public final class LoopClientHttpRequestFactoryBuilder
+        implements ClientHttpRequestFactoryBuilder<LoopClientHttpRequestFactory> {
 
     private final IOManager io;
     private final Duration idleTimeout;

@@ -2,14 +2,13 @@ package io.cosched.spring.boot.autoconfigure.http;
 
 import io.cosched.IOManager;
 import io.cosched.http.client.LoopHttpClient;
+import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.http.client.HttpClientSettings;
 import org.springframework.boot.http.client.HttpRedirects;
 import org.springframework.boot.http.client.InetAddressFilter;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslOptions;
-
-import java.time.Duration;
 
 /**
  * Spring Boot's {@code spring.http.clients.*} settings (connect and read timeouts, redirects, SSL bundle,
@@ -18,8 +17,7 @@ import java.time.Duration;
  */
 final class LoopHttpClientSettings {
 
-    private LoopHttpClientSettings() {
-    }
+    private LoopHttpClientSettings() {}
 
     static LoopHttpClient client(IOManager io, Duration idleTimeout, @Nullable HttpClientSettings settings) {
         HttpClientSettings s = settings == null ? HttpClientSettings.defaults() : settings;

@@ -7,6 +7,7 @@ import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -20,8 +21,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
-
-import javax.sql.DataSource;
 
 /**
  * PostgreSQL, MariaDB and MySQL over HikariCP on cosched's event loops: the application's Hikari {@code DataSource}
@@ -37,8 +36,8 @@ import javax.sql.DataSource;
 public final class CoschedJdbcAutoConfiguration {
 
     @Bean
-    static LoopBoundDataSourcePostProcessor coschedLoopBoundDataSourcePostProcessor(ObjectProvider<IOManager> io,
-            ObjectProvider<CoschedJdbcProperties> properties) {
+    static LoopBoundDataSourcePostProcessor coschedLoopBoundDataSourcePostProcessor(
+            ObjectProvider<IOManager> io, ObjectProvider<CoschedJdbcProperties> properties) {
         return new LoopBoundDataSourcePostProcessor(io, properties);
     }
 
@@ -59,12 +58,18 @@ public final class CoschedJdbcAutoConfiguration {
                     return;
                 }
                 Tags pool = Tags.of("pool", bound.sharedPoolName());
-                FunctionCounter.builder("cosched.jdbc.interrupts.deferred", bound, LoopBoundDataSource::interruptsDeferred)
-                        .description("Interrupts of coroutines held back until their pooled connection was back in its pool")
-                        .tags(pool).register(registry);
-                FunctionCounter.builder("cosched.jdbc.statements.cancelled", bound, LoopBoundDataSource::statementsCancelled)
-                        .description("Statements cancelled on the server because they ran on past their coroutine's interrupt")
-                        .tags(pool).register(registry);
+                FunctionCounter.builder(
+                                "cosched.jdbc.interrupts.deferred", bound, LoopBoundDataSource::interruptsDeferred)
+                        .description(
+                                "Interrupts of coroutines held back until their pooled connection was back in its pool")
+                        .tags(pool)
+                        .register(registry);
+                FunctionCounter.builder(
+                                "cosched.jdbc.statements.cancelled", bound, LoopBoundDataSource::statementsCancelled)
+                        .description(
+                                "Statements cancelled on the server because they ran on past their coroutine's interrupt")
+                        .tags(pool)
+                        .register(registry);
             });
         }
     }
@@ -79,17 +84,19 @@ public final class CoschedJdbcAutoConfiguration {
         DataSourcePoolMetadataProvider coschedLoopBoundPoolMetadataProvider() {
             return dataSource -> {
                 LoopBoundDataSource bound = DataSourceUnwrapper.unwrap(dataSource, LoopBoundDataSource.class);
-                return bound == null ? null : new HikariDataSourcePoolMetadata(bound) {
-                    @Override
-                    public Integer getActive() {
-                        return bound.getHikariPoolMXBean().getActiveConnections();
-                    }
+                return bound == null
+                        ? null
+                        : new HikariDataSourcePoolMetadata(bound) {
+                            @Override
+                            public Integer getActive() {
+                                return bound.getHikariPoolMXBean().getActiveConnections();
+                            }
 
-                    @Override
-                    public Integer getIdle() {
-                        return bound.getHikariPoolMXBean().getIdleConnections();
-                    }
-                };
+                            @Override
+                            public Integer getIdle() {
+                                return bound.getHikariPoolMXBean().getIdleConnections();
+                            }
+                        };
             };
         }
     }

@@ -1,9 +1,8 @@
 package io.cosched.spring.boot.autoconfigure.jdbc;
 
 import io.cosched.Arguments;
-import org.springframework.boot.context.properties.ConfigurationProperties;
-
 import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /** The {@code cosched.jdbc.*} properties: JDBC connections on cosched's event loops. */
 @ConfigurationProperties("cosched.jdbc")

@@ -31,7 +31,8 @@ final class LoopBoundDataSourcePostProcessor implements BeanPostProcessor {
         if (!(bean instanceof HikariDataSource hikari) || bean instanceof LoopBoundDataSource) {
             return bean;
         }
-        String reason = hikari.getHikariPoolMXBean() != null ? "its pool has started already"
+        String reason = hikari.getHikariPoolMXBean() != null
+                ? "its pool has started already"
                 : LoopBoundDataSource.unsupportedReason(hikari);
         IOManager manager = io.getIfUnique();
         if (reason == null && manager == null) {
@@ -44,7 +45,8 @@ final class LoopBoundDataSourcePostProcessor implements BeanPostProcessor {
             return bean;
         }
         // the jdbc auto-configuration that makes this post-processor binds the properties too
-        LoopBoundDataSource bound = new LoopBoundDataSource(hikari, manager, properties.getObject().getCancelStatementsAfter());
+        LoopBoundDataSource bound =
+                new LoopBoundDataSource(hikari, manager, properties.getObject().getCancelStatementsAfter());
         LOG.debug("DataSource '" + beanName + "' is " + bound);
         return bound;
     }

@@ -31,7 +31,8 @@ final class LoopLettuceConnectionFactoryPostProcessor implements BeanPostProcess
             return bean;
         }
         IOManager manager = io.getIfUnique();
-        String reason = manager == null ? "there is no single IOManager bean"
+        String reason = manager == null
+                ? "there is no single IOManager bean"
                 : LoopLettuceConnectionFactory.unsupportedReason(factory, manager);
         if (reason != null || manager == null) {
             LOG.info("Redis connection factory '" + beanName + "' is not on cosched's event loops: " + reason

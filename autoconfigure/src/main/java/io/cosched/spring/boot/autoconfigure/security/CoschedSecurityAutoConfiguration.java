@@ -34,10 +34,12 @@ import reactor.core.scheduler.Schedulers;
  * only takes one by that name. An authentication manager the application declares as a bean is left
  * as it is configured.
  */
-@AutoConfiguration(after = CoschedAutoConfiguration.class,
+@AutoConfiguration(
+        after = CoschedAutoConfiguration.class,
         // Spring Boot's @EnableWebFluxSecurity may declare the post-processor: its definition must come first
         afterName = "org.springframework.boot.security.autoconfigure.web.reactive.ReactiveWebSecurityAutoConfiguration")
-@ConditionalOnClass({AbstractUserDetailsReactiveAuthenticationManager.class, ObjectPostProcessor.class, Schedulers.class})
+@ConditionalOnClass({AbstractUserDetailsReactiveAuthenticationManager.class, ObjectPostProcessor.class, Schedulers.class
+})
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
 @ConditionalOnBooleanProperty(name = "cosched.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(CoschedSecurityProperties.class)
@@ -61,7 +63,8 @@ public final class CoschedSecurityAutoConfiguration {
             @SuppressWarnings("unchecked")
             public Object postProcessAfterInitialization(Object bean, String beanName) {
                 if (POST_PROCESSOR.equals(beanName) && bean instanceof ObjectPostProcessor<?> next) {
-                    return new PasswordCheckPlacement(properties.getObject().getPasswordCheck(),
+                    return new PasswordCheckPlacement(
+                            properties.getObject().getPasswordCheck(),
                             (ObjectPostProcessor<ReactiveAuthenticationManager>) next);
                 }
                 return bean;

@@ -8,15 +8,15 @@ import io.cosched.spring.web.netty.GlobalLoops;
 import io.cosched.spring.web.netty.IOManagerLoopResources;
 import io.cosched.spring.web.netty.LoopConnectionProvider;
 import io.cosched.spring.web.netty.ServerConnections;
-import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.web.server.context.WebServerInitializedEvent;
-import org.springframework.context.ApplicationListener;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
+import org.springframework.boot.web.server.context.WebServerInitializedEvent;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.client.ReactorResourceFactory;
@@ -31,9 +31,12 @@ import reactor.netty.resources.LoopResources;
  * both auto-configurations that import Boot's. (A {@code NettyServerCustomizer} calling
  * {@code runOn} would not do: the server applies the factory's loops after the customizers.)
  */
-@AutoConfiguration(after = CoschedAutoConfiguration.class, beforeName = {
-        "org.springframework.boot.reactor.netty.autoconfigure.NettyReactiveWebServerAutoConfiguration",
-        "org.springframework.boot.http.client.autoconfigure.reactive.ReactiveHttpClientAutoConfiguration"})
+@AutoConfiguration(
+        after = CoschedAutoConfiguration.class,
+        beforeName = {
+            "org.springframework.boot.reactor.netty.autoconfigure.NettyReactiveWebServerAutoConfiguration",
+            "org.springframework.boot.http.client.autoconfigure.reactive.ReactiveHttpClientAutoConfiguration"
+        })
 @ConditionalOnClass({ReactorResourceFactory.class, LoopResources.class})
 @ConditionalOnBean(IOManager.class)
 @EnableConfigurationProperties(CoschedWebClientProperties.class)

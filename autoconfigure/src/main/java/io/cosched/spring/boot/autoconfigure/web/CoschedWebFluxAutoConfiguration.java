@@ -6,45 +6,44 @@ import io.cosched.spring.boot.autoconfigure.CoschedCustomizer;
 import io.cosched.spring.web.CoroutineHandlers;
 import io.cosched.spring.web.CoschedWebStats;
 import io.cosched.spring.web.server.CoroutineRequests;
-import io.cosched.spring.web.shedding.EarlyShedding;
 import io.cosched.spring.web.server.RequestScopes;
-import io.micrometer.observation.ObservationRegistry;
 import io.cosched.spring.web.server.StreamLimits;
 import io.cosched.spring.web.server.StreamingSupport;
+import io.cosched.spring.web.shedding.EarlyShedding;
+import io.micrometer.observation.ObservationRegistry;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executor;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
-import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.reactor.netty.NettyServerCustomizer;
-import org.springframework.core.annotation.AnnotationAwareOrderComparator;
-import org.springframework.core.env.Environment;
-import org.springframework.web.reactive.HandlerMapping;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.boot.webflux.autoconfigure.WebFluxRegistrations;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.core.Ordered;
-import org.springframework.core.annotation.Order;
 import org.springframework.core.ReactiveAdapterRegistry;
+import org.springframework.core.annotation.AnnotationAwareOrderComparator;
+import org.springframework.core.annotation.Order;
+import org.springframework.core.env.Environment;
 import org.springframework.http.codec.ServerCodecConfigurer;
+import org.springframework.web.reactive.HandlerMapping;
 import org.springframework.web.reactive.HandlerResultHandler;
 import org.springframework.web.reactive.accept.RequestedContentTypeResolver;
-import org.springframework.web.reactive.result.method.annotation.ArgumentResolverConfigurer;
 import org.springframework.web.reactive.config.BlockingExecutionConfigurer;
 import org.springframework.web.reactive.config.WebFluxConfigurer;
+import org.springframework.web.reactive.result.method.annotation.ArgumentResolverConfigurer;
 import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerAdapter;
 import org.springframework.web.server.WebExceptionHandler;
 import reactor.core.scheduler.Schedulers;
-
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.Executor;
 
 /**
  * Blocking WebFlux handlers as coroutines on the event loop that read the request, with request
@@ -56,7 +55,8 @@ import java.util.concurrent.Executor;
  * {@code cosched.enabled=false}) never breaks one that uses it: it then runs handlers on Reactor's
  * {@code boundedElastic} scheduler, as WebFlux code without cosched would.
  */
-@AutoConfiguration(after = CoschedAutoConfiguration.class,
+@AutoConfiguration(
+        after = CoschedAutoConfiguration.class,
         afterName = "org.springframework.boot.webflux.autoconfigure.WebFluxAutoConfiguration")
 @ConditionalOnClass({WebFluxConfigurer.class, Schedulers.class})
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
@@ -81,7 +81,8 @@ public final class CoschedWebFluxAutoConfiguration {
     StreamingSupport coschedStreaming(CoschedWebProperties properties, ObjectProvider<IOManager> io) {
         StreamLimits limits = properties.getStream().limits();
         IOManager loops = io.getIfAvailable();
-        Executor producers = loops != null ? loops : task -> Schedulers.boundedElastic().schedule(task);
+        Executor producers =
+                loops != null ? loops : task -> Schedulers.boundedElastic().schedule(task);
         return new StreamingSupport(limits, producers);
     }
 
@@ -103,12 +104,14 @@ public final class CoschedWebFluxAutoConfiguration {
     }
 
     @Bean
-    WebFluxConfigurer coschedStreamingConfigurer(StreamingSupport streaming, ObjectProvider<ServerCodecConfigurer> codecs) {
+    WebFluxConfigurer coschedStreamingConfigurer(
+            StreamingSupport streaming, ObjectProvider<ServerCodecConfigurer> codecs) {
         return new WebFluxConfigurer() {
             @Override
             public void configureArgumentResolvers(ArgumentResolverConfigurer configurer) {
                 // the codecs are asked for at the first streamed multipart request: they are made after this
-                configurer.addCustomResolver(streaming.argumentResolver(() -> codecs.getObject().getReaders()));
+                configurer.addCustomResolver(
+                        streaming.argumentResolver(() -> codecs.getObject().getReaders()));
             }
 
             @Override
@@ -124,7 +127,9 @@ public final class CoschedWebFluxAutoConfiguration {
     static final class StreamResultConfiguration {
 
         @Bean
-        HandlerResultHandler coschedStreamResultHandler(StreamingSupport streaming, ServerCodecConfigurer codecs,
+        HandlerResultHandler coschedStreamResultHandler(
+                StreamingSupport streaming,
+                ServerCodecConfigurer codecs,
                 @Qualifier("webFluxContentTypeResolver") RequestedContentTypeResolver contentTypes,
                 @Qualifier("webFluxAdapterRegistry") ReactiveAdapterRegistry adapters) {
             return streaming.resultHandler(codecs, contentTypes, adapters);
@@ -144,8 +149,13 @@ public final class CoschedWebFluxAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         CoroutineRequests coschedCoroutineRequests(IOManager io, CoschedWebProperties web) {
-            return new CoroutineRequests(io, web.getRequestTimeout(), web.getMaxInFlight(),
-                    web.isCancelOnDisconnect(), web.getMode() == CoschedWebProperties.Mode.ANNOTATED, web.getStream().limits());
+            return new CoroutineRequests(
+                    io,
+                    web.getRequestTimeout(),
+                    web.getMaxInFlight(),
+                    web.isCancelOnDisconnect(),
+                    web.getMode() == CoschedWebProperties.Mode.ANNOTATED,
+                    web.getStream().limits());
         }
 
         /** The numbers the endpoint, the meters and readiness read: counted by the requests, read-only. */
@@ -192,10 +202,11 @@ public final class CoschedWebFluxAutoConfiguration {
             }
 
             @Bean
-            SmartInitializingSingleton coschedEarlySheddingRoutes(EarlyShedding shedding,
-                    ObjectProvider<HandlerMapping> handlerMappings, Environment environment) {
+            SmartInitializingSingleton coschedEarlySheddingRoutes(
+                    EarlyShedding shedding, ObjectProvider<HandlerMapping> handlerMappings, Environment environment) {
                 return () -> {
-                    List<HandlerMapping> mappings = new ArrayList<>(handlerMappings.stream().toList());
+                    List<HandlerMapping> mappings =
+                            new ArrayList<>(handlerMappings.stream().toList());
                     AnnotationAwareOrderComparator.sort(mappings); // DispatcherHandler's order
                     shedding.useRoutes(mappings, environment.getProperty("spring.webflux.base-path", ""));
                 };

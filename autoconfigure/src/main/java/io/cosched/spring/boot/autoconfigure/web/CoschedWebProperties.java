@@ -2,10 +2,9 @@ package io.cosched.spring.boot.autoconfigure.web;
 
 import io.cosched.Arguments;
 import io.cosched.spring.web.server.StreamLimits;
+import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
-
-import java.time.Duration;
 
 /**
  * The {@code cosched.web.*} properties: blocking WebFlux handlers as coroutines. Every value is checked when it is

@@ -2,6 +2,7 @@ package io.cosched.spring.boot.autoconfigure.web;
 
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
 import io.cosched.spring.web.session.InlineWebSessionStore;
+import java.time.Clock;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -16,8 +17,6 @@ import org.springframework.web.server.session.DefaultWebSessionManager;
 import org.springframework.web.server.session.WebSessionIdResolver;
 import org.springframework.web.server.session.WebSessionManager;
 
-import java.time.Clock;
-
 /**
  * WebFlux's session manager with cosched's {@link InlineWebSessionStore}, made where Spring Boot would
  * make its own (which backs off): the same {@code server.reactive.session.timeout} and
@@ -28,9 +27,12 @@ import java.time.Clock;
  */
 // After Spring Session's reactive auto-configuration: a store of its own (Redis) declares the session manager
 // under the same name, and cosched's must see that definition and back off.
-@AutoConfiguration(after = CoschedAutoConfiguration.class,
-        afterName = {"org.springframework.boot.webflux.autoconfigure.WebSessionIdResolverAutoConfiguration",
-                "org.springframework.boot.session.data.redis.autoconfigure.SessionDataRedisAutoConfiguration"},
+@AutoConfiguration(
+        after = CoschedAutoConfiguration.class,
+        afterName = {
+            "org.springframework.boot.webflux.autoconfigure.WebSessionIdResolverAutoConfiguration",
+            "org.springframework.boot.session.data.redis.autoconfigure.SessionDataRedisAutoConfiguration"
+        },
         beforeName = "org.springframework.boot.webflux.autoconfigure.WebFluxAutoConfiguration")
 @ConditionalOnClass({DefaultWebSessionManager.class, ServerProperties.class})
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
@@ -44,7 +46,8 @@ public final class CoschedWebSessionAutoConfiguration {
     WebSessionManager webSessionManager(ServerProperties server, ObjectProvider<WebSessionIdResolver> idResolver) {
         ServerProperties.Reactive.Session session = server.getReactive().getSession();
         DefaultWebSessionManager manager = new DefaultWebSessionManager();
-        manager.setSessionStore(new InlineWebSessionStore(session.getMaxSessions(), session.getTimeout(), Clock.systemUTC()));
+        manager.setSessionStore(
+                new InlineWebSessionStore(session.getMaxSessions(), session.getTimeout(), Clock.systemUTC()));
         idResolver.ifAvailable(manager::setSessionIdResolver);
         return manager;
     }

@@ -11,7 +11,8 @@ final class OnCoroutineHandlersCondition extends SpringBootCondition {
 
     @Override
     public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-        CoschedWebProperties.Mode mode = Binder.get(context.getEnvironment()).bind("cosched.web.mode", CoschedWebProperties.Mode.class)
+        CoschedWebProperties.Mode mode = Binder.get(context.getEnvironment())
+                .bind("cosched.web.mode", CoschedWebProperties.Mode.class)
                 .orElse(CoschedWebProperties.Mode.ANNOTATED);
         return mode == CoschedWebProperties.Mode.OFF
                 ? ConditionOutcome.noMatch("cosched.web.mode is off")

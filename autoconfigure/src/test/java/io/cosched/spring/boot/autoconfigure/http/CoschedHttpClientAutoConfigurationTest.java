@@ -1,9 +1,16 @@
 package io.cosched.spring.boot.autoconfigure.http;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import com.sun.net.httpserver.HttpServer;
 import io.cosched.IOManager;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
 import io.cosched.spring.http.client.LoopClientHttpRequestFactory;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -24,21 +31,17 @@ import org.springframework.http.client.SimpleClientHttpRequestFactory;
 import org.springframework.web.client.ResourceAccessException;
 import org.springframework.web.client.RestClient;
 
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.util.concurrent.Executors;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 @Timeout(60)
 class CoschedHttpClientAutoConfigurationTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withPropertyValues("cosched.io.threads=2", "cosched.stall.threshold=0")
-            .withConfiguration(AutoConfigurations.of(CoschedAutoConfiguration.class, CoschedHttpClientAutoConfiguration.class,
-                    SslAutoConfiguration.class, HttpClientAutoConfiguration.class, RestClientAutoConfiguration.class,
+            .withConfiguration(AutoConfigurations.of(
+                    CoschedAutoConfiguration.class,
+                    CoschedHttpClientAutoConfiguration.class,
+                    SslAutoConfiguration.class,
+                    HttpClientAutoConfiguration.class,
+                    RestClientAutoConfiguration.class,
                     RestTemplateAutoConfiguration.class));
 
     private HttpServer server;
@@ -47,7 +50,8 @@ class CoschedHttpClientAutoConfigurationTest {
     @BeforeEach
     void stub() throws Exception {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
-        server.setExecutor(Executors.newFixedThreadPool(4, r -> Thread.ofPlatform().daemon().unstarted(r)));
+        server.setExecutor(Executors.newFixedThreadPool(
+                4, r -> Thread.ofPlatform().daemon().unstarted(r)));
         server.createContext("/hello", ex -> {
             byte[] body = "hello".getBytes(StandardCharsets.UTF_8);
             ex.sendResponseHeaders(200, body.length);
@@ -80,17 +84,19 @@ class CoschedHttpClientAutoConfigurationTest {
     @Test
     void theRestClientBuilderSendsACoroutinesCallsOverItsOwnLoop() {
         runner.run(context -> {
-            assertThat(context).getBean(ClientHttpRequestFactoryBuilder.class)
+            assertThat(context)
+                    .getBean(ClientHttpRequestFactoryBuilder.class)
                     .isInstanceOf(LoopClientHttpRequestFactoryBuilder.class);
             IOManager io = context.getBean(IOManager.class);
             RestClient client = context.getBean(RestClient.Builder.class).build();
             long remote = io.stats().remoteWakeups();
             String body = io.spawnOn(1, () -> {
-                for (int i = 0; i < 10; i++) {
-                    client.get().uri(base + "/hello").retrieve().body(String.class);
-                }
-                return client.get().uri(base + "/hello").retrieve().body(String.class);
-            }).join();
+                        for (int i = 0; i < 10; i++) {
+                            client.get().uri(base + "/hello").retrieve().body(String.class);
+                        }
+                        return client.get().uri(base + "/hello").retrieve().body(String.class);
+                    })
+                    .join();
             assertThat(body).isEqualTo("hello");
             assertThat(io.stats().remoteWakeups() - remote).isZero();
         });
@@ -100,11 +106,12 @@ class CoschedHttpClientAutoConfigurationTest {
             RestClient client = context.getBean(RestClient.Builder.class).build();
             long remote = io.stats().remoteWakeups();
             io.spawnOn(1, () -> {
-                for (int i = 0; i < 10; i++) {
-                    client.get().uri(base + "/hello").retrieve().body(String.class);
-                }
-                return null;
-            }).join();
+                        for (int i = 0; i < 10; i++) {
+                            client.get().uri(base + "/hello").retrieve().body(String.class);
+                        }
+                        return null;
+                    })
+                    .join();
             // most calls park and are woken from Reactor Netty's loops; a reply that lands before its coroutine
             // parks needs no wake-up at all (one CI run counted 9 of 10), so the contrast is "some" against none
             assertThat(io.stats().remoteWakeups() - remote).isPositive();
@@ -122,40 +129,56 @@ class CoschedHttpClientAutoConfigurationTest {
 
     @Test
     void springBootsHttpClientSettingsReachTheFactory() {
-        runner.withPropertyValues("spring.http.clients.read-timeout=150ms", "spring.http.clients.connect-timeout=2s",
-                "spring.http.clients.redirects=dont-follow").run(context -> {
-            IOManager io = context.getBean(IOManager.class);
-            RestClient client = context.getBean(RestClient.Builder.class).build();
-            assertThatThrownBy(() -> io.spawn(() -> client.get().uri(base + "/slow").retrieve().body(String.class)).join())
-                    .cause().isInstanceOf(ResourceAccessException.class).hasMessageContaining("Read timed out");
-            var moved = io.spawn(() -> client.get().uri(base + "/moved").retrieve().toBodilessEntity()).join();
-            assertThat(moved.getStatusCode()).isEqualTo(HttpStatus.FOUND);
-            LoopClientHttpRequestFactory factory = context.getBean(LoopClientHttpRequestFactoryBuilder.class)
-                    .build(context.getBean(HttpClientSettings.class));
-            assertThat(factory).hasToString("LoopClientHttpRequestFactory[cosched-io, connect PT2S, read PT0.15S, "
-                    + "redirects not followed, idle PT30S]");
-        });
+        runner.withPropertyValues(
+                        "spring.http.clients.read-timeout=150ms",
+                        "spring.http.clients.connect-timeout=2s",
+                        "spring.http.clients.redirects=dont-follow")
+                .run(context -> {
+                    IOManager io = context.getBean(IOManager.class);
+                    RestClient client =
+                            context.getBean(RestClient.Builder.class).build();
+                    assertThatThrownBy(() -> io.spawn(() -> client.get()
+                                            .uri(base + "/slow")
+                                            .retrieve()
+                                            .body(String.class))
+                                    .join())
+                            .cause()
+                            .isInstanceOf(ResourceAccessException.class)
+                            .hasMessageContaining("Read timed out");
+                    var moved = io.spawn(() ->
+                                    client.get().uri(base + "/moved").retrieve().toBodilessEntity())
+                            .join();
+                    assertThat(moved.getStatusCode()).isEqualTo(HttpStatus.FOUND);
+                    LoopClientHttpRequestFactory factory = context.getBean(LoopClientHttpRequestFactoryBuilder.class)
+                            .build(context.getBean(HttpClientSettings.class));
+                    assertThat(factory)
+                            .hasToString("LoopClientHttpRequestFactory[cosched-io, connect PT2S, read PT0.15S, "
+                                    + "redirects not followed, idle PT30S]");
+                });
     }
 
     @Test
     void cookieHandlingItCannotDoFailsNamingTheProperty() {
-        runner.withPropertyValues("spring.http.clients.cookie-handling=enable").run(context ->
-                assertThatThrownBy(() -> context.getBean(RestClient.Builder.class).build())
+        runner.withPropertyValues("spring.http.clients.cookie-handling=enable")
+                .run(context -> assertThatThrownBy(
+                                () -> context.getBean(RestClient.Builder.class).build())
                         .hasRootCauseInstanceOf(IllegalStateException.class)
-                        .rootCause().hasMessageContaining("spring.http.clients.cookie-handling: enable"));
+                        .rootCause()
+                        .hasMessageContaining("spring.http.clients.cookie-handling: enable"));
     }
 
     @Test
     void backsOffWhenTheApplicationDefinesABuilder() {
-        runner.withUserConfiguration(OwnBuilder.class).run(context ->
-                assertThat(context).getBean(ClientHttpRequestFactoryBuilder.class)
+        runner.withUserConfiguration(OwnBuilder.class)
+                .run(context -> assertThat(context)
+                        .getBean(ClientHttpRequestFactoryBuilder.class)
                         .isNotInstanceOf(LoopClientHttpRequestFactoryBuilder.class));
     }
 
     @Test
     void backsOffWhenTurnedOffOrWhenAFactoryIsChosen() {
-        runner.withPropertyValues("cosched.http.client.enabled=false").run(context ->
-                assertThat(context).doesNotHaveBean(LoopClientHttpRequestFactoryBuilder.class));
+        runner.withPropertyValues("cosched.http.client.enabled=false")
+                .run(context -> assertThat(context).doesNotHaveBean(LoopClientHttpRequestFactoryBuilder.class));
         runner.withPropertyValues("spring.http.clients.imperative.factory=jdk").run(context -> {
             assertThat(context).doesNotHaveBean(LoopClientHttpRequestFactoryBuilder.class);
             assertThat(context.getBean(RestTemplateBuilder.class).build().getRequestFactory())
@@ -165,8 +188,11 @@ class CoschedHttpClientAutoConfigurationTest {
 
     @Test
     void theIdleTimeoutPropertyIsChecked() {
-        runner.withPropertyValues("cosched.http.client.idle-timeout=0s").run(context ->
-                assertThat(context).hasFailed().getFailure().rootCause()
+        runner.withPropertyValues("cosched.http.client.idle-timeout=0s")
+                .run(context -> assertThat(context)
+                        .hasFailed()
+                        .getFailure()
+                        .rootCause()
                         .hasMessage("idle-timeout: PT0S (expected: > 0)"));
     }
 

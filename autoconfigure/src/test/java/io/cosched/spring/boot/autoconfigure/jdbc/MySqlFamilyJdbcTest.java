@@ -70,8 +70,8 @@ abstract class MySqlFamilyJdbcTest extends JdbcOnTheLoopContract {
     int terminateTaggedConnections(Connection admin) throws Exception {
         List<Long> ids = new ArrayList<>();
         try (Statement s = admin.createStatement();
-             ResultSet rs = s.executeQuery("SELECT ID FROM information_schema.PROCESSLIST WHERE USER = '" + user()
-                     + "' AND ID <> CONNECTION_ID()")) {
+                ResultSet rs = s.executeQuery("SELECT ID FROM information_schema.PROCESSLIST WHERE USER = '" + user()
+                        + "' AND ID <> CONNECTION_ID()")) {
             while (rs.next()) {
                 ids.add(rs.getLong(1));
             }
@@ -91,7 +91,7 @@ abstract class MySqlFamilyJdbcTest extends JdbcOnTheLoopContract {
     @Override
     boolean encrypted(Connection connection) throws Exception {
         try (Statement s = connection.createStatement();
-             ResultSet rs = s.executeQuery("SHOW SESSION STATUS LIKE 'Ssl_cipher'")) {
+                ResultSet rs = s.executeQuery("SHOW SESSION STATUS LIKE 'Ssl_cipher'")) {
             return rs.next() && !rs.getString(2).isEmpty();
         }
     }

@@ -67,8 +67,8 @@ class PostgresJdbcTest extends JdbcOnTheLoopContract {
     @Override
     int terminateTaggedConnections(Connection admin) throws Exception {
         try (Statement s = admin.createStatement();
-             ResultSet rs = s.executeQuery("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                     + "WHERE application_name = '" + APP + "'")) {
+                ResultSet rs = s.executeQuery("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                        + "WHERE application_name = '" + APP + "'")) {
             rs.next();
             return rs.getInt(1);
         }
@@ -82,7 +82,7 @@ class PostgresJdbcTest extends JdbcOnTheLoopContract {
     @Override
     boolean encrypted(Connection connection) throws Exception {
         try (Statement s = connection.createStatement();
-             ResultSet rs = s.executeQuery("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")) {
+                ResultSet rs = s.executeQuery("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")) {
             return rs.next() && rs.getBoolean(1);
         }
     }

@@ -1,5 +1,10 @@
 package io.cosched.spring.boot.autoconfigure.redis;
 
+import static io.cosched.TestSupport.carrierMode;
+import static io.cosched.TestSupport.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.cosched.Coroutine;
 import io.cosched.CoroutineState;
 import io.cosched.IOManager;
@@ -11,6 +16,15 @@ import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.sentinel.api.StatefulRedisSentinelConnection;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -22,28 +36,13 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.RedisOperations;
-import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.data.redis.core.SessionCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
-
-import java.net.InetSocketAddress;
-import java.net.SocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
-
-import static io.cosched.TestSupport.carrierMode;
-import static io.cosched.TestSupport.eventually;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Spring Boot's Redis (Spring Data Redis, Lettuce) on cosched's loops, against the real Redis {@code .ci/run}
@@ -63,15 +62,23 @@ class RedisOnTheLoopTest {
 
     @BeforeEach
     void needsServer() {
-        assumeTrue(URL != null, "no Redis: COSCHED_TEST_REDIS_URL is not set (.ci/run starts one on loopback and sets it)");
+        assumeTrue(
+                URL != null,
+                "no Redis: COSCHED_TEST_REDIS_URL is not set (.ci/run starts one on loopback and sets it)");
         runner = new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(CoschedAutoConfiguration.class, CoschedRedisAutoConfiguration.class,
-                        DataRedisAutoConfiguration.class, DataRedisReactiveAutoConfiguration.class))
-                .withPropertyValues("spring.data.redis.url=" + URL, "cosched.io.threads=2", "cosched.stall.threshold=0");
+                .withConfiguration(AutoConfigurations.of(
+                        CoschedAutoConfiguration.class,
+                        CoschedRedisAutoConfiguration.class,
+                        DataRedisAutoConfiguration.class,
+                        DataRedisReactiveAutoConfiguration.class))
+                .withPropertyValues(
+                        "spring.data.redis.url=" + URL, "cosched.io.threads=2", "cosched.stall.threshold=0");
     }
 
     private String loopThread(IOManager io, int index) throws Exception {
-        return io.eventLoop(index).submit(() -> Thread.currentThread().getName()).get(10, TimeUnit.SECONDS);
+        return io.eventLoop(index)
+                .submit(() -> Thread.currentThread().getName())
+                .get(10, TimeUnit.SECONDS);
     }
 
     /** The thread that completes a reply on the connection the template gives the caller; callback in place before the flush. */
@@ -81,7 +88,10 @@ class RedisOnTheLoopTest {
             var stateful = ((RedisAsyncCommands<byte[], byte[]>) c.getNativeConnection()).getStatefulConnection();
             stateful.setAutoFlushCommands(false);
             try {
-                var thread = stateful.async().ping().thenApply(x -> Thread.currentThread().getName()).toCompletableFuture();
+                var thread = stateful.async()
+                        .ping()
+                        .thenApply(x -> Thread.currentThread().getName())
+                        .toCompletableFuture();
                 stateful.flushCommands();
                 return thread.get(10, TimeUnit.SECONDS);
             } catch (Exception e) {
@@ -94,8 +104,12 @@ class RedisOnTheLoopTest {
 
     private static void assertStayedLocal(IOManager io, int loop, long remoteBefore, long localBefore, int atLeast) {
         if (carrierMode()) {
-            assertThat(io.carrierStats().get(loop).localWakeups() - localBefore).as("loop %d", loop).isGreaterThanOrEqualTo(atLeast);
-            assertThat(io.carrierStats().get(loop).remoteWakeups() - remoteBefore).as("loop %d", loop).isZero();
+            assertThat(io.carrierStats().get(loop).localWakeups() - localBefore)
+                    .as("loop %d", loop)
+                    .isGreaterThanOrEqualTo(atLeast);
+            assertThat(io.carrierStats().get(loop).remoteWakeups() - remoteBefore)
+                    .as("loop %d", loop)
+                    .isZero();
         }
     }
 
@@ -103,20 +117,22 @@ class RedisOnTheLoopTest {
      * On each of the two loops: a coroutine's reply is completed by that loop's thread, and 30 SETs and GETs
      * under {@code key} from a coroutine there resume it locally only (60 local wake-ups at least, no remote one).
      */
-    private void assertEachLoopAnswersItsOwnCoroutines(IOManager io, StringRedisTemplate template, String key) throws Exception {
+    private void assertEachLoopAnswersItsOwnCoroutines(IOManager io, StringRedisTemplate template, String key)
+            throws Exception {
         for (int loop = 0; loop < 2; loop++) {
             int home = loop;
             assertThat(io.spawnOn(home, () -> replyThread(template)).join()).isEqualTo(loopThread(io, home));
             long remote = io.carrierStats().get(home).remoteWakeups();
             long local = io.carrierStats().get(home).localWakeups();
             String last = io.spawnOn(home, () -> {
-                String v = null;
-                for (int i = 0; i < 30; i++) {
-                    template.opsForValue().set(key + home, "v" + i);
-                    v = template.opsForValue().get(key + home);
-                }
-                return v;
-            }).join();
+                        String v = null;
+                        for (int i = 0; i < 30; i++) {
+                            template.opsForValue().set(key + home, "v" + i);
+                            v = template.opsForValue().get(key + home);
+                        }
+                        return v;
+                    })
+                    .join();
             assertThat(last).isEqualTo("v29");
             assertStayedLocal(io, home, remote, local, 60);
         }
@@ -140,19 +156,29 @@ class RedisOnTheLoopTest {
      */
     @Test
     void aSentinelConfigurationFindsTheMasterAndItsAnswersResumeOnTheirLoops() {
-        assumeTrue(SENTINEL != null, "no Redis Sentinel: COSCHED_TEST_REDIS_SENTINEL is not set (.ci/redis.sh starts one); "
-                + "the standalone tests here run the same loop path");
+        assumeTrue(
+                SENTINEL != null,
+                "no Redis Sentinel: COSCHED_TEST_REDIS_SENTINEL is not set (.ci/redis.sh starts one); "
+                        + "the standalone tests here run the same loop path");
         new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(CoschedAutoConfiguration.class, CoschedRedisAutoConfiguration.class,
+                .withConfiguration(AutoConfigurations.of(
+                        CoschedAutoConfiguration.class,
+                        CoschedRedisAutoConfiguration.class,
                         DataRedisAutoConfiguration.class))
-                .withPropertyValues("spring.data.redis.sentinel.master=cosched", "spring.data.redis.sentinel.nodes=" + SENTINEL,
-                        "spring.data.redis.password=cosched", "cosched.io.threads=2", "cosched.stall.threshold=0")
+                .withPropertyValues(
+                        "spring.data.redis.sentinel.master=cosched",
+                        "spring.data.redis.sentinel.nodes=" + SENTINEL,
+                        "spring.data.redis.password=cosched",
+                        "cosched.io.threads=2",
+                        "cosched.stall.threshold=0")
                 .run(context -> {
                     LoopLettuceConnectionFactory factory = context.getBean(LoopLettuceConnectionFactory.class);
                     assertThat(factory.getSentinelConfiguration()).isNotNull();
-                    assertThat(factory.getSentinelConfiguration().getMaster().getName()).isEqualTo("cosched");
+                    assertThat(factory.getSentinelConfiguration().getMaster().getName())
+                            .isEqualTo("cosched");
                     IOManager io = context.getBean(IOManager.class);
-                    assertEachLoopAnswersItsOwnCoroutines(io, context.getBean(StringRedisTemplate.class), "cosched:sentinel");
+                    assertEachLoopAnswersItsOwnCoroutines(
+                            io, context.getBean(StringRedisTemplate.class), "cosched:sentinel");
                 });
     }
 
@@ -168,7 +194,9 @@ class RedisOnTheLoopTest {
             io.spawnOn(0, () -> template.opsForValue().get("cosched:pause")).join();
             LoopLettuceConnectionFactory factory = context.getBean(LoopLettuceConnectionFactory.class);
             context.pause();
-            assertThat(factory.isRunning()).as("the factory paused with the context").isFalse();
+            assertThat(factory.isRunning())
+                    .as("the factory paused with the context")
+                    .isFalse();
             context.restart();
             assertThat(factory.isRunning()).isTrue();
             assertEachLoopAnswersItsOwnCoroutines(io, template, "cosched:pause");
@@ -186,12 +214,15 @@ class RedisOnTheLoopTest {
             long local = io.carrierStats().get(1).localWakeups();
             List<Object> tx = io.spawnOn(1, () -> transaction(template)).join();
             assertThat(tx).containsExactly(3L, 4L);
-            List<Object> pipelined = io.spawnOn(1, () -> template.executePipelined((RedisCallback<Object>) c -> {
-                for (int i = 0; i < 5; i++) {
-                    c.stringCommands().incr("cosched:tx".getBytes(StandardCharsets.UTF_8));
-                }
-                return null;
-            })).join();
+            List<Object> pipelined = io.spawnOn(
+                            1,
+                            () -> template.executePipelined((RedisCallback<Object>) c -> {
+                                for (int i = 0; i < 5; i++) {
+                                    c.stringCommands().incr("cosched:tx".getBytes(StandardCharsets.UTF_8));
+                                }
+                                return null;
+                            }))
+                    .join();
             assertThat(pipelined).containsExactly(5L, 6L, 7L, 8L, 9L);
             assertStayedLocal(io, 1, remote, local, 2);
         });
@@ -225,8 +256,11 @@ class RedisOnTheLoopTest {
             assertThat(popping.await(10, TimeUnit.SECONDS)).isTrue();
             eventually(Duration.ofSeconds(10), () -> pop.state() == CoroutineState.WAITING, pop::toString);
             // the shared connection of loop 0 is not held by the pop: another coroutine of loop 0 gets answers
-            assertThat(io.spawnOn(0, () -> template.opsForValue().increment("cosched:other")).join()).isPositive();
-            io.spawnOn(1, () -> template.opsForList().rightPush("cosched:list", "pushed")).join();
+            assertThat(io.spawnOn(0, () -> template.opsForValue().increment("cosched:other"))
+                            .join())
+                    .isPositive();
+            io.spawnOn(1, () -> template.opsForList().rightPush("cosched:list", "pushed"))
+                    .join();
             assertThat(pop.toFuture().get(30, TimeUnit.SECONDS)).isEqualTo("pushed");
         });
     }
@@ -239,7 +273,8 @@ class RedisOnTheLoopTest {
             BlockingQueue<String> received = new LinkedBlockingQueue<>();
             RedisMessageListenerContainer container = new RedisMessageListenerContainer();
             container.setConnectionFactory(factory);
-            container.addMessageListener((message, pattern) -> received.add(new String(message.getBody(), StandardCharsets.UTF_8)),
+            container.addMessageListener(
+                    (message, pattern) -> received.add(new String(message.getBody(), StandardCharsets.UTF_8)),
                     new ChannelTopic("cosched:news"));
             container.afterPropertiesSet();
             container.start();
@@ -248,7 +283,8 @@ class RedisOnTheLoopTest {
                 String first = null;
                 for (int i = 0; i < 50 && first == null; i++) { // until the subscription is in place
                     int n = i;
-                    io.spawnOn(1, () -> template.convertAndSend("cosched:news", "hello " + n)).join();
+                    io.spawnOn(1, () -> template.convertAndSend("cosched:news", "hello " + n))
+                            .join();
                     first = received.poll(100, TimeUnit.MILLISECONDS);
                 }
                 assertThat(first).startsWith("hello ");
@@ -257,31 +293,42 @@ class RedisOnTheLoopTest {
                 container.destroy();
             }
             ReactiveStringRedisTemplate reactive = context.getBean(ReactiveStringRedisTemplate.class);
-            assertThat(reactive.opsForValue().set("cosched:reactive", "yes").then(reactive.opsForValue().get("cosched:reactive"))
-                    .block(Duration.ofSeconds(10))).isEqualTo("yes");
+            assertThat(reactive.opsForValue()
+                            .set("cosched:reactive", "yes")
+                            .then(reactive.opsForValue().get("cosched:reactive"))
+                            .block(Duration.ofSeconds(10)))
+                    .isEqualTo("yes");
         });
     }
 
     @Test
     void tlsConnectionsLiveOnTheLoopsToo() {
-        assumeTrue(TLS_URL != null, "no TLS port: COSCHED_TEST_REDIS_TLS_URL is not set (.ci/redis.sh sets it when openssl is there)");
+        assumeTrue(
+                TLS_URL != null,
+                "no TLS port: COSCHED_TEST_REDIS_TLS_URL is not set (.ci/redis.sh sets it when openssl is there)");
         runner.withPropertyValues("spring.data.redis.url=" + TLS_URL)
-                .withBean(LettuceClientConfigurationBuilderCustomizer.class, () -> b -> b.useSsl().disablePeerVerification())
+                .withBean(
+                        LettuceClientConfigurationBuilderCustomizer.class,
+                        () -> b -> b.useSsl().disablePeerVerification())
                 .run(context -> {
                     IOManager io = context.getBean(IOManager.class);
                     StringRedisTemplate template = context.getBean(StringRedisTemplate.class);
-                    io.spawnOn(1, () -> template.opsForValue().increment("cosched:tls")).join();
+                    io.spawnOn(1, () -> template.opsForValue().increment("cosched:tls"))
+                            .join();
                     long remote = io.carrierStats().get(1).remoteWakeups();
                     long local = io.carrierStats().get(1).localWakeups();
                     assertThat(io.spawnOn(1, () -> {
-                        long n = 0;
-                        for (int i = 0; i < 20; i++) {
-                            n = template.opsForValue().increment("cosched:tls");
-                        }
-                        return n;
-                    }).join()).isGreaterThanOrEqualTo(21);
+                                        long n = 0;
+                                        for (int i = 0; i < 20; i++) {
+                                            n = template.opsForValue().increment("cosched:tls");
+                                        }
+                                        return n;
+                                    })
+                                    .join())
+                            .isGreaterThanOrEqualTo(21);
                     assertStayedLocal(io, 1, remote, local, 20);
-                    assertThat(io.spawnOn(1, () -> replyThread(template)).join()).isEqualTo(loopThread(io, 1));
+                    assertThat(io.spawnOn(1, () -> replyThread(template)).join())
+                            .isEqualTo(loopThread(io, 1));
                 });
     }
 
@@ -292,27 +339,38 @@ class RedisOnTheLoopTest {
             StringRedisTemplate template = context.getBean(StringRedisTemplate.class);
             template.delete("cosched:never");
             String outcome = io.spawnOn(0, () -> {
-                long started = System.nanoTime();
-                try {
-                    // on the loop's shared connection: BLPOP there would hold it, so a script that takes a second
-                    template.execute((RedisCallback<Object>) c -> c.scriptingCommands().eval(
-                            "local t = redis.call('TIME'); local s = t[1] + 1; while tonumber(redis.call('TIME')[1]) <= s do end; return 1"
-                                    .getBytes(StandardCharsets.UTF_8), org.springframework.data.redis.connection.ReturnType.INTEGER, 0));
-                    return "answered";
-                } catch (DataAccessException e) {
-                    long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-                    return "failed within 1.5 s " + (ms < 1500) + ": " + e.getClass().getSimpleName();
-                }
-            }).join();
+                        long started = System.nanoTime();
+                        try {
+                            // on the loop's shared connection: BLPOP there would hold it, so a script that takes a
+                            // second
+                            template.execute((RedisCallback<Object>) c -> c.scriptingCommands()
+                                    .eval(
+                                            "local t = redis.call('TIME'); local s = t[1] + 1; while tonumber(redis.call('TIME')[1]) <= s do end; return 1"
+                                                    .getBytes(StandardCharsets.UTF_8),
+                                            org.springframework.data.redis.connection.ReturnType.INTEGER,
+                                            0));
+                            return "answered";
+                        } catch (DataAccessException e) {
+                            long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+                            return "failed within 1.5 s " + (ms < 1500) + ": "
+                                    + e.getClass().getSimpleName();
+                        }
+                    })
+                    .join();
             assertThat(outcome).isEqualTo("failed within 1.5 s true: QueryTimeoutException");
             // the script ends on the server; the connection answers again
-            eventually(Duration.ofSeconds(10), () -> {
-                try {
-                    return io.spawnOn(0, () -> template.opsForValue().increment("cosched:after")).join() > 0;
-                } catch (Exception e) {
-                    return false;
-                }
-            }, () -> "the connection did not answer again");
+            eventually(
+                    Duration.ofSeconds(10),
+                    () -> {
+                        try {
+                            return io.spawnOn(0, () -> template.opsForValue().increment("cosched:after"))
+                                            .join()
+                                    > 0;
+                        } catch (Exception e) {
+                            return false;
+                        }
+                    },
+                    () -> "the connection did not answer again");
         });
     }
 
@@ -322,11 +380,19 @@ class RedisOnTheLoopTest {
      */
     private static String role(SocketAddress address) {
         InetSocketAddress a = (InetSocketAddress) address;
-        RedisClient client = RedisClient.create(RedisURI.builder().withHost(a.getHostString()).withPort(a.getPort())
-                .withPassword("cosched".toCharArray()).build());
+        RedisClient client = RedisClient.create(RedisURI.builder()
+                .withHost(a.getHostString())
+                .withPort(a.getPort())
+                .withPassword("cosched".toCharArray())
+                .build());
         try (var c = client.connect()) {
-            return c.sync().info("replication").lines().filter(l -> l.startsWith("role:")).findFirst()
-                    .map(l -> l.substring(5).strip()).orElse("unknown");
+            return c.sync()
+                    .info("replication")
+                    .lines()
+                    .filter(l -> l.startsWith("role:"))
+                    .findFirst()
+                    .map(l -> l.substring(5).strip())
+                    .orElse("unknown");
         } catch (RedisException e) {
             return "not answering: " + e;
         } finally {
@@ -343,9 +409,12 @@ class RedisOnTheLoopTest {
      * Eight coroutines, four per loop, increment {@code key} in a loop while {@code fault} strikes; afterwards every
      * one gets answers again, and over two clean windows in a row their answers resume them on their own loops only.
      */
-    private static void assertLoadComesBackOnItsLoops(IOManager io, StringRedisTemplate template, String key, Fault fault)
-            throws Exception {
-        LoadUnderFault load = new LoadUnderFault(io, 8, () -> template.opsForValue().increment(key),
+    private static void assertLoadComesBackOnItsLoops(
+            IOManager io, StringRedisTemplate template, String key, Fault fault) throws Exception {
+        LoadUnderFault load = new LoadUnderFault(
+                io,
+                8,
+                () -> template.opsForValue().increment(key),
                 Duration.ofMillis(5)); // a backoff: while Redis is down a command fails at once
         fault.strike();
         load.struck();
@@ -371,7 +440,9 @@ class RedisOnTheLoopTest {
                 break;
             }
             previousClean = clean;
-            assertThat(System.nanoTime() - deadline).as("commands still failing 60 s after recovery: %s", load).isNegative();
+            assertThat(System.nanoTime() - deadline)
+                    .as("commands still failing 60 s after recovery: %s", load)
+                    .isNegative();
         }
         load.stop();
         // reconnected on their own loops: the answers after recovery resumed the coroutines locally
@@ -381,10 +452,15 @@ class RedisOnTheLoopTest {
 
     @Test
     void aServerRestartMidLoadFailsCommandsThenTheLoopsConnectionsComeBack() {
-        assumeTrue(RESTART != null, "no restart command: COSCHED_TEST_REDIS_RESTART is not set (.ci/redis.sh sets it); "
-                + "cosched-redis's aDroppedConnectionReconnectsOnTheSameLoop covers a lost connection without it");
-        runner.run(context -> assertLoadComesBackOnItsLoops(context.getBean(IOManager.class),
-                context.getBean(StringRedisTemplate.class), "cosched:load", () -> LoadUnderFault.runCommand(RESTART)));
+        assumeTrue(
+                RESTART != null,
+                "no restart command: COSCHED_TEST_REDIS_RESTART is not set (.ci/redis.sh sets it); "
+                        + "cosched-redis's aDroppedConnectionReconnectsOnTheSameLoop covers a lost connection without it");
+        runner.run(context -> assertLoadComesBackOnItsLoops(
+                context.getBean(IOManager.class),
+                context.getBean(StringRedisTemplate.class),
+                "cosched:load",
+                () -> LoadUnderFault.runCommand(RESTART)));
     }
 
     /**
@@ -394,34 +470,51 @@ class RedisOnTheLoopTest {
      */
     @Test
     void aSentinelFailoverMidLoadMovesTheLoopsConnectionsToTheNewMaster() {
-        assumeTrue(SENTINEL != null && FAILOVER_MASTER != null, "no replicated Redis behind the Sentinel: "
-                + "COSCHED_TEST_REDIS_SENTINEL or _FAILOVER_MASTER is not set (.ci/redis.sh sets both); "
-                + "aServerRestartMidLoadFailsCommandsThenTheLoopsConnectionsComeBack covers a lost server");
+        assumeTrue(
+                SENTINEL != null && FAILOVER_MASTER != null,
+                "no replicated Redis behind the Sentinel: "
+                        + "COSCHED_TEST_REDIS_SENTINEL or _FAILOVER_MASTER is not set (.ci/redis.sh sets both); "
+                        + "aServerRestartMidLoadFailsCommandsThenTheLoopsConnectionsComeBack covers a lost server");
         RedisClient sentinel = RedisClient.create(RedisURI.create("redis://" + SENTINEL));
         try (StatefulRedisSentinelConnection<String, String> s = sentinel.connectSentinel()) {
             new ApplicationContextRunner()
-                    .withConfiguration(AutoConfigurations.of(CoschedAutoConfiguration.class, CoschedRedisAutoConfiguration.class,
+                    .withConfiguration(AutoConfigurations.of(
+                            CoschedAutoConfiguration.class,
+                            CoschedRedisAutoConfiguration.class,
                             DataRedisAutoConfiguration.class))
-                    .withPropertyValues("spring.data.redis.sentinel.master=" + FAILOVER_MASTER,
-                            "spring.data.redis.sentinel.nodes=" + SENTINEL, "spring.data.redis.password=cosched",
-                            "cosched.io.threads=2", "cosched.stall.threshold=0")
+                    .withPropertyValues(
+                            "spring.data.redis.sentinel.master=" + FAILOVER_MASTER,
+                            "spring.data.redis.sentinel.nodes=" + SENTINEL,
+                            "spring.data.redis.password=cosched",
+                            "cosched.io.threads=2",
+                            "cosched.stall.threshold=0")
                     .run(context -> {
-                        assertThat(context.getBean(RedisConnectionFactory.class)).isInstanceOf(LoopLettuceConnectionFactory.class);
+                        assertThat(context.getBean(RedisConnectionFactory.class))
+                                .isInstanceOf(LoopLettuceConnectionFactory.class);
                         SocketAddress before = s.sync().getMasterAddrByName(FAILOVER_MASTER);
-                        assertLoadComesBackOnItsLoops(context.getBean(IOManager.class), context.getBean(StringRedisTemplate.class),
-                                "cosched:failover", () -> {
-                                    assertThat(s.sync().failover(FAILOVER_MASTER)).isEqualTo("OK");
-                                    eventually(Duration.ofSeconds(30),
+                        assertLoadComesBackOnItsLoops(
+                                context.getBean(IOManager.class),
+                                context.getBean(StringRedisTemplate.class),
+                                "cosched:failover",
+                                () -> {
+                                    assertThat(s.sync().failover(FAILOVER_MASTER))
+                                            .isEqualTo("OK");
+                                    eventually(
+                                            Duration.ofSeconds(30),
                                             () -> !before.equals(s.sync().getMasterAddrByName(FAILOVER_MASTER)),
                                             () -> "the Sentinel still names " + before + " as the master");
                                     // and the old master is a replica now: the loops' connections to it are closed
-                                    eventually(Duration.ofSeconds(30), () -> "slave".equals(role(before)),
+                                    eventually(
+                                            Duration.ofSeconds(30),
+                                            () -> "slave".equals(role(before)),
                                             () -> before + " is still " + role(before));
                                 });
                         // the answers came from the new master: it is a master, and the old one its replica
-                        assertThat(s.sync().getMasterAddrByName(FAILOVER_MASTER)).isNotEqualTo(before);
+                        assertThat(s.sync().getMasterAddrByName(FAILOVER_MASTER))
+                                .isNotEqualTo(before);
                         assertThat(context.getBean(StringRedisTemplate.class).execute((RedisCallback<String>) c ->
-                                c.serverCommands().info("replication").getProperty("role"))).isEqualTo("master");
+                                        c.serverCommands().info("replication").getProperty("role")))
+                                .isEqualTo("master");
                     });
         } finally {
             sentinel.shutdown();
@@ -430,12 +523,16 @@ class RedisOnTheLoopTest {
 
     @Test
     void offWhenTurnedOffAndLeftAloneWhereItCannotGo() {
-        runner.withPropertyValues("cosched.redis.enabled=false").run(context ->
-                assertThat(context.getBean(RedisConnectionFactory.class)).isExactlyInstanceOf(LettuceConnectionFactory.class));
+        runner.withPropertyValues("cosched.redis.enabled=false")
+                .run(context -> assertThat(context.getBean(RedisConnectionFactory.class))
+                        .isExactlyInstanceOf(LettuceConnectionFactory.class));
         new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(CoschedAutoConfiguration.class, CoschedRedisAutoConfiguration.class,
+                .withConfiguration(AutoConfigurations.of(
+                        CoschedAutoConfiguration.class,
+                        CoschedRedisAutoConfiguration.class,
                         DataRedisAutoConfiguration.class))
-                .withPropertyValues("spring.data.redis.masterreplica.nodes=127.0.0.1:1,127.0.0.1:2", "cosched.io.threads=2")
+                .withPropertyValues(
+                        "spring.data.redis.masterreplica.nodes=127.0.0.1:1,127.0.0.1:2", "cosched.io.threads=2")
                 .run(context -> assertThat(context.getBean(RedisConnectionFactory.class))
                         .isExactlyInstanceOf(LettuceConnectionFactory.class));
     }

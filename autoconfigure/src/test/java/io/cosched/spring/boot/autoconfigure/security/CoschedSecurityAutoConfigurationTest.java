@@ -1,6 +1,10 @@
 package io.cosched.spring.boot.autoconfigure.security;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -16,11 +20,6 @@ import org.springframework.security.core.userdetails.MapReactiveUserDetailsServi
 import org.springframework.security.core.userdetails.User;
 import org.springframework.security.crypto.password.PasswordEncoder;
 
-import java.time.Duration;
-import java.util.concurrent.atomic.AtomicReference;
-
-import static org.assertj.core.api.Assertions.assertThat;
-
 /**
  * Where Spring Security's password check runs, applied through the post-processor Spring Security's
  * WebFlux configuration looks up by name.
@@ -30,7 +29,8 @@ class CoschedSecurityAutoConfigurationTest {
 
     private final ReactiveWebApplicationContextRunner runner = new ReactiveWebApplicationContextRunner()
             .withPropertyValues("cosched.io.threads=1", "cosched.scheduler.threads=1")
-            .withConfiguration(AutoConfigurations.of(CoschedAutoConfiguration.class, CoschedSecurityAutoConfiguration.class));
+            .withConfiguration(
+                    AutoConfigurations.of(CoschedAutoConfiguration.class, CoschedSecurityAutoConfiguration.class));
 
     @Test
     void byDefaultThePasswordIsCheckedOnCoschedsComputePool() {
@@ -39,20 +39,22 @@ class CoschedSecurityAutoConfigurationTest {
 
     @Test
     void onLoopChecksItOnTheThreadThatAsked() {
-        runner.withPropertyValues("cosched.security.password-check=loop").run(context ->
-                assertThat(checkedOn(context)).isEqualTo(Thread.currentThread().getName()));
+        runner.withPropertyValues("cosched.security.password-check=loop")
+                .run(context -> assertThat(checkedOn(context))
+                        .isEqualTo(Thread.currentThread().getName()));
     }
 
     @Test
     void boundedElasticLeavesSpringSecuritysChoice() {
-        runner.withPropertyValues("cosched.security.password-check=bounded-elastic").run(context ->
-                assertThat(checkedOn(context)).startsWith("boundedElastic-"));
+        runner.withPropertyValues("cosched.security.password-check=bounded-elastic")
+                .run(context -> assertThat(checkedOn(context)).startsWith("boundedElastic-"));
     }
 
     @Test
     void anUnknownPlaceFailsTheStartNamingTheValidOnes() {
-        runner.withPropertyValues("cosched.security.password-check=worker").run(context ->
-                assertThat(context).hasFailed().getFailure().rootCause().hasMessageContaining("worker"));
+        runner.withPropertyValues("cosched.security.password-check=worker")
+                .run(context ->
+                        assertThat(context).hasFailed().getFailure().rootCause().hasMessageContaining("worker"));
     }
 
     @Test
@@ -83,8 +85,8 @@ class CoschedSecurityAutoConfigurationTest {
 
     @Test
     void withCoschedOffNothingChanges() {
-        runner.withPropertyValues("cosched.enabled=false").run(context ->
-                assertThat(context).doesNotHaveBean(CoschedSecurityAutoConfiguration.POST_PROCESSOR));
+        runner.withPropertyValues("cosched.enabled=false")
+                .run(context -> assertThat(context).doesNotHaveBean(CoschedSecurityAutoConfiguration.POST_PROCESSOR));
     }
 
     /** Authenticates through a manager built as Spring Security builds it, and answers where the password was checked. */
@@ -102,10 +104,12 @@ class CoschedSecurityAutoConfigurationTest {
                 return raw.toString().equals(encoded);
             }
         };
-        UserDetailsRepositoryReactiveAuthenticationManager manager = new UserDetailsRepositoryReactiveAuthenticationManager(
-                new MapReactiveUserDetailsService(User.withUsername("ann").password("pw").roles("USER").build()));
+        UserDetailsRepositoryReactiveAuthenticationManager manager =
+                new UserDetailsRepositoryReactiveAuthenticationManager(new MapReactiveUserDetailsService(
+                        User.withUsername("ann").password("pw").roles("USER").build()));
         manager.setPasswordEncoder(recording);
-        Authentication done = postProcessor(context).postProcess(manager)
+        Authentication done = postProcessor(context)
+                .postProcess(manager)
                 .authenticate(UsernamePasswordAuthenticationToken.unauthenticated("ann", "pw"))
                 .block(Duration.ofSeconds(10));
         assertThat(done.isAuthenticated()).isTrue();
@@ -114,8 +118,10 @@ class CoschedSecurityAutoConfigurationTest {
 
     @SuppressWarnings("unchecked")
     private static ObjectPostProcessor<ReactiveAuthenticationManager> postProcessor(ApplicationContext context) {
-        assertThat(context.getBeanNamesForType(ResolvableType.forClassWithGenerics(ObjectPostProcessor.class,
-                ReactiveAuthenticationManager.class))).containsExactly(CoschedSecurityAutoConfiguration.POST_PROCESSOR);
-        return (ObjectPostProcessor<ReactiveAuthenticationManager>) context.getBean(CoschedSecurityAutoConfiguration.POST_PROCESSOR);
+        assertThat(context.getBeanNamesForType(ResolvableType.forClassWithGenerics(
+                        ObjectPostProcessor.class, ReactiveAuthenticationManager.class)))
+                .containsExactly(CoschedSecurityAutoConfiguration.POST_PROCESSOR);
+        return (ObjectPostProcessor<ReactiveAuthenticationManager>)
+                context.getBean(CoschedSecurityAutoConfiguration.POST_PROCESSOR);
     }
 }

@@ -13,8 +13,7 @@ final class Await {
 
     private static final long TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
 
-    private Await() {
-    }
+    private Await() {}
 
     /** A condition that may throw (an HTTP call, say). */
     @FunctionalInterface

@@ -1,12 +1,9 @@
 package io.cosched.spring.boot.autoconfigure.web;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.cosched.IOManager;
 import io.cosched.spring.web.CoschedWebStats;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.context.ConfigurableApplicationContext;
-
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -16,8 +13,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * A request Spring cancels (its client went away, or a filter gave up) ends its coroutine, and its
@@ -36,12 +35,17 @@ class CancellationWebTest {
         WebTestApp.Probe.holding = new CountDownLatch(1);
         long closedAt;
         try (Socket client = send(WebTestApp.port(app.context()), "/park?ms=60000")) {
-            assertThat(WebTestApp.Probe.holding.await(10, TimeUnit.SECONDS)).as("the handler runs").isTrue();
+            assertThat(WebTestApp.Probe.holding.await(10, TimeUnit.SECONDS))
+                    .as("the handler runs")
+                    .isTrue();
             closedAt = System.nanoTime();
         }
-        assertThat(WebTestApp.Probe.interrupted.await(10, TimeUnit.SECONDS)).as("the coroutine was interrupted").isTrue();
+        assertThat(WebTestApp.Probe.interrupted.await(10, TimeUnit.SECONDS))
+                .as("the coroutine was interrupted")
+                .isTrue();
         assertThat(TimeUnit.NANOSECONDS.toMillis(WebTestApp.Probe.interruptedAtNanos - closedAt))
-                .as("ms from the client's close to the interrupt").isLessThanOrEqualTo(100);
+                .as("ms from the client's close to the interrupt")
+                .isLessThanOrEqualTo(100);
         awaitNoCoroutines(app.context());
         assertThat(stats.cancelled() - cancelled).isEqualTo(1);
     }
@@ -49,8 +53,12 @@ class CancellationWebTest {
     @Test
     void aFilterThatGivesUpOnARequestInterruptsItsCoroutineToo() throws Exception {
         HttpResponse<String> r = app.http().get("/park?ms=60000", "X-Filter-Timeout-Ms", "300");
-        assertThat(r.statusCode()).as(r.body()).isEqualTo(500); // the filter's TimeoutException, answered by Spring Boot
-        assertThat(WebTestApp.Probe.interrupted.await(10, TimeUnit.SECONDS)).as("the coroutine was interrupted").isTrue();
+        assertThat(r.statusCode())
+                .as(r.body())
+                .isEqualTo(500); // the filter's TimeoutException, answered by Spring Boot
+        assertThat(WebTestApp.Probe.interrupted.await(10, TimeUnit.SECONDS))
+                .as("the coroutine was interrupted")
+                .isTrue();
         awaitNoCoroutines(app.context());
     }
 
@@ -66,27 +74,38 @@ class CancellationWebTest {
                 // the server has taken the request (started or shed) before the client goes
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
                 while (stats.coroutinesStarted() + stats.shed() < admitted + i) {
-                    assertThat(System.nanoTime() - deadline).as("request %d not taken: %s", i, stats).isNegative();
+                    assertThat(System.nanoTime() - deadline)
+                            .as("request %d not taken: %s", i, stats)
+                            .isNegative();
                     LockSupport.parkNanos(100_000);
                 }
             }
         }
         awaitNoCoroutines(app.context());
         assertThat(stats.coroutinesStarted() + stats.shed() - admitted).isEqualTo(1000);
-        assertThat(WebTestApp.Probe.maxConcurrent.get()).as("handlers running at once " + stats)
-                .isLessThanOrEqualTo(50).isGreaterThan(1);
+        assertThat(WebTestApp.Probe.maxConcurrent.get())
+                .as("handlers running at once " + stats)
+                .isLessThanOrEqualTo(50)
+                .isGreaterThan(1);
     }
 
     @Test
     void withCancelOnDisconnectOffAHandlerFinishesAfterItsClientHasGone() throws Exception {
-        try (ConfigurableApplicationContext context = WebTestApp.start("cosched.web.cancel-on-disconnect=false", "cosched.io.name=test-io-b")) {
+        try (ConfigurableApplicationContext context =
+                WebTestApp.start("cosched.web.cancel-on-disconnect=false", "cosched.io.name=test-io-b")) {
             CoschedWebStats stats = context.getBean(CoschedWebStats.class);
             WebTestApp.Probe.holding = new CountDownLatch(1);
             try (Socket client = send(WebTestApp.port(context), "/park?ms=300")) {
-                assertThat(WebTestApp.Probe.holding.await(10, TimeUnit.SECONDS)).as("the handler runs").isTrue();
+                assertThat(WebTestApp.Probe.holding.await(10, TimeUnit.SECONDS))
+                        .as("the handler runs")
+                        .isTrue();
             }
-            assertThat(WebTestApp.Probe.finished.await(10, TimeUnit.SECONDS)).as("the handler slept to the end").isTrue();
-            assertThat(WebTestApp.Probe.interrupted.getCount()).as("never interrupted").isEqualTo(1);
+            assertThat(WebTestApp.Probe.finished.await(10, TimeUnit.SECONDS))
+                    .as("the handler slept to the end")
+                    .isTrue();
+            assertThat(WebTestApp.Probe.interrupted.getCount())
+                    .as("never interrupted")
+                    .isEqualTo(1);
             awaitNoCoroutines(context);
             Await.until(() -> stats.cancelled() == 1, stats::toString);
         }

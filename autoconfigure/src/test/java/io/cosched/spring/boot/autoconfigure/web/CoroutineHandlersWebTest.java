@@ -1,19 +1,18 @@
 package io.cosched.spring.boot.autoconfigure.web;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.cosched.IOManager;
 import io.cosched.spring.web.CoschedWebStats;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** A real server on a random port, cosched's defaults (annotated mode), two event loops. */
 @Timeout(120)
@@ -53,11 +52,15 @@ class CoroutineHandlersWebTest {
             HttpResponse<String> r = f.get(30, TimeUnit.SECONDS);
             assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
             String[] carrierAndLoop = r.body().split(" ");
-            assertThat(carrierAndLoop[0]).as("the handler's carrier is its connection's loop").isEqualTo(carrierAndLoop[1]);
+            assertThat(carrierAndLoop[0])
+                    .as("the handler's carrier is its connection's loop")
+                    .isEqualTo(carrierAndLoop[1]);
             loops.add(carrierAndLoop[1]);
         }
         assertThat(loops).as("connections on both loops").containsExactlyInAnyOrder("test-io-0", "test-io-1");
-        assertThat(stats.offLoop() - offLoop).as("each came from boundedElastic").isEqualTo(8);
+        assertThat(stats.offLoop() - offLoop)
+                .as("each came from boundedElastic")
+                .isEqualTo(8);
     }
 
     @Test
@@ -118,8 +121,12 @@ class CoroutineHandlersWebTest {
 
     @Test
     void functionalEndpointsRunAsCoroutinesThroughTheHelperAndTheFilter() throws Exception {
-        assertThat(app.http().get("/fn/thread").body()).startsWith("VirtualThread[").matches(".*@test-io-[01]$");
-        assertThat(app.http().get("/fn/filtered").body()).startsWith("VirtualThread[").matches(".*@test-io-[01]$");
+        assertThat(app.http().get("/fn/thread").body())
+                .startsWith("VirtualThread[")
+                .matches(".*@test-io-[01]$");
+        assertThat(app.http().get("/fn/filtered").body())
+                .startsWith("VirtualThread[")
+                .matches(".*@test-io-[01]$");
     }
 
     @Test

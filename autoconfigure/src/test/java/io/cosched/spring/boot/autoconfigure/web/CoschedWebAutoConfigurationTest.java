@@ -1,13 +1,16 @@
 package io.cosched.spring.boot.autoconfigure.web;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.cosched.IOManager;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
 import io.cosched.spring.web.CoroutineHandlers;
 import io.cosched.spring.web.CoschedWebStats;
+import io.cosched.spring.web.netty.IOManagerLoopResources;
 import io.cosched.spring.web.server.CoroutineRequests;
 import io.cosched.spring.web.server.StreamLimits;
 import io.cosched.spring.web.server.StreamingSupport;
-import io.cosched.spring.web.netty.IOManagerLoopResources;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -22,35 +25,39 @@ import org.springframework.web.reactive.result.method.annotation.RequestMappingH
 import org.springframework.web.server.WebExceptionHandler;
 import reactor.core.scheduler.Schedulers;
 
-import java.time.Duration;
-
-import static org.assertj.core.api.Assertions.assertThat;
-
 /** The web beans: what exists in each mode, and that each backs off for the application's own. */
 @Timeout(60)
 class CoschedWebAutoConfigurationTest {
 
     private final ReactiveWebApplicationContextRunner runner = new ReactiveWebApplicationContextRunner()
             .withPropertyValues("cosched.io.threads=1", "cosched.scheduler.threads=1")
-            .withConfiguration(AutoConfigurations.of(CoschedAutoConfiguration.class,
-                    CoschedReactorNettyAutoConfiguration.class, CoschedWebFluxAutoConfiguration.class));
+            .withConfiguration(AutoConfigurations.of(
+                    CoschedAutoConfiguration.class,
+                    CoschedReactorNettyAutoConfiguration.class,
+                    CoschedWebFluxAutoConfiguration.class));
 
     @Test
     void byDefaultTheServerLoopsTheRequestHandlingThe503sAndTheHelperAreThere() {
         runner.run(context -> {
             assertThat(context.getBean(ReactorResourceFactory.class).getLoopResources())
                     .isInstanceOf(IOManagerLoopResources.class);
-            assertThat(context).hasSingleBean(CoschedWebStats.class).hasSingleBean(CoroutineRequests.class)
-                    .hasSingleBean(CoroutineHandlers.class).hasSingleBean(StreamingSupport.class);
+            assertThat(context)
+                    .hasSingleBean(CoschedWebStats.class)
+                    .hasSingleBean(CoroutineRequests.class)
+                    .hasSingleBean(CoroutineHandlers.class)
+                    .hasSingleBean(StreamingSupport.class);
             // the 503s of timed-out and shed requests, and the statuses of streamed bodies' failures
-            assertThat(context.getBeansOfType(WebExceptionHandler.class)).containsOnlyKeys("coschedUnavailableResponses",
-                    "coschedStreamErrors");
-            assertThat(context.getBeansOfType(WebExceptionHandler.class).values()).allSatisfy(h ->
-                    assertThat(((Ordered) h).getOrder()).as("ahead of Boot's error handler").isLessThan(-1));
-            assertThat(context.getBeansOfType(WebFluxConfigurer.class)).containsOnlyKeys("coschedWebFluxConfigurer",
-                    "coschedStreamingConfigurer");
+            assertThat(context.getBeansOfType(WebExceptionHandler.class))
+                    .containsOnlyKeys("coschedUnavailableResponses", "coschedStreamErrors");
+            assertThat(context.getBeansOfType(WebExceptionHandler.class).values())
+                    .allSatisfy(h -> assertThat(((Ordered) h).getOrder())
+                            .as("ahead of Boot's error handler")
+                            .isLessThan(-1));
+            assertThat(context.getBeansOfType(WebFluxConfigurer.class))
+                    .containsOnlyKeys("coschedWebFluxConfigurer", "coschedStreamingConfigurer");
             // the handler executor is no bean: as an Executor it would take over @Async
-            assertThat(context.getBeansOfType(java.util.concurrent.Executor.class).values())
+            assertThat(context.getBeansOfType(java.util.concurrent.Executor.class)
+                            .values())
                     .allMatch(e -> e instanceof io.cosched.Scheduler);
         });
     }
@@ -58,10 +65,11 @@ class CoschedWebAutoConfigurationTest {
     @Test
     void shedsBeforeWebFluxOnlyWithAnInFlightLimitAndUnlessSwitchedOff() {
         runner.run(context -> assertThat(context).doesNotHaveBean("coschedEarlyShedding"));
-        runner.withPropertyValues("cosched.web.max-in-flight=10").run(context ->
-                assertThat(context).hasBean("coschedEarlyShedding").hasBean("coschedEarlySheddingRoutes"));
-        runner.withPropertyValues("cosched.web.max-in-flight=10", "cosched.web.shed-before-webflux=false").run(context ->
-                assertThat(context).doesNotHaveBean("coschedEarlyShedding"));
+        runner.withPropertyValues("cosched.web.max-in-flight=10")
+                .run(context ->
+                        assertThat(context).hasBean("coschedEarlyShedding").hasBean("coschedEarlySheddingRoutes"));
+        runner.withPropertyValues("cosched.web.max-in-flight=10", "cosched.web.shed-before-webflux=false")
+                .run(context -> assertThat(context).doesNotHaveBean("coschedEarlyShedding"));
     }
 
     @Test
@@ -69,40 +77,49 @@ class CoschedWebAutoConfigurationTest {
         ReactiveWebApplicationContextRunner withHealth = runner.withConfiguration(AutoConfigurations.of(
                 io.cosched.spring.boot.autoconfigure.actuate.CoschedHealthAutoConfiguration.class));
         withHealth.run(context -> assertThat(context).doesNotHaveBean("coschedSheddingHealthIndicator"));
-        withHealth.withPropertyValues("cosched.web.readiness.enabled=true").run(context ->
-                assertThat(context).hasBean("coschedSheddingHealthIndicator"));
-        withHealth.withPropertyValues("cosched.web.readiness.enabled=true", "cosched.web.readiness.accept-below=0.5")
-                .run(context -> assertThat(context).getFailure().hasStackTraceContaining(
-                        "cosched.web.readiness.accept-below: 0.5 (expected: > 0 and <= its refuse-at, 0.1)"));
+        withHealth
+                .withPropertyValues("cosched.web.readiness.enabled=true")
+                .run(context -> assertThat(context).hasBean("coschedSheddingHealthIndicator"));
+        withHealth
+                .withPropertyValues("cosched.web.readiness.enabled=true", "cosched.web.readiness.accept-below=0.5")
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .hasStackTraceContaining(
+                                "cosched.web.readiness.accept-below: 0.5 (expected: > 0 and <= its refuse-at, 0.1)"));
     }
 
     @Test
     void backsOffWhenTheApplicationDefinesItsOwnReactorResourceFactory() {
         ReactorResourceFactory own = new ReactorResourceFactory();
-        runner.withBean("myResources", ReactorResourceFactory.class, () -> own).run(context ->
-                assertThat(context.getBean(ReactorResourceFactory.class)).isSameAs(own));
+        runner.withBean("myResources", ReactorResourceFactory.class, () -> own)
+                .run(context -> assertThat(context.getBean(ReactorResourceFactory.class))
+                        .isSameAs(own));
     }
 
     @Test
     void suppliesTheAdapterThatStartsCoroutinesUnlessTheApplicationHasItsOwnRegistrations() {
-        runner.run(context -> assertThat(context.getBean(WebFluxRegistrations.class).getRequestMappingHandlerAdapter())
+        runner.run(context -> assertThat(
+                        context.getBean(WebFluxRegistrations.class).getRequestMappingHandlerAdapter())
                 .isNotExactlyInstanceOf(RequestMappingHandlerAdapter.class)
                 .hasSameClassAs(context.getBean(CoroutineRequests.class).handlerAdapter()));
-        WebFluxRegistrations own = new WebFluxRegistrations() { };
-        runner.withBean(WebFluxRegistrations.class, () -> own).run(context ->
-                assertThat(context.getBean(WebFluxRegistrations.class)).isSameAs(own));
-        runner.withPropertyValues("cosched.web.mode=off").run(context ->
-                assertThat(context).doesNotHaveBean(WebFluxRegistrations.class));
+        WebFluxRegistrations own = new WebFluxRegistrations() {};
+        runner.withBean(WebFluxRegistrations.class, () -> own)
+                .run(context ->
+                        assertThat(context.getBean(WebFluxRegistrations.class)).isSameAs(own));
+        runner.withPropertyValues("cosched.web.mode=off")
+                .run(context -> assertThat(context).doesNotHaveBean(WebFluxRegistrations.class));
     }
 
     @Test
     void backsOffWhenTheApplicationDefinesItsOwnRequestsAndHelper() {
         CoroutineHandlers handlers = new CoroutineHandlers(Schedulers.immediate());
-        runner.withUserConfiguration(OwnRequests.class).withBean(CoroutineHandlers.class, () -> handlers)
+        runner.withUserConfiguration(OwnRequests.class)
+                .withBean(CoroutineHandlers.class, () -> handlers)
                 .run(context -> {
                     CoroutineRequests own = context.getBean(CoroutineRequests.class);
                     assertThat(own).isSameAs(context.getBean(OwnRequests.class).requests);
-                    assertThat(context.getBean(CoschedWebStats.class)).as("the numbers of the requests that run")
+                    assertThat(context.getBean(CoschedWebStats.class))
+                            .as("the numbers of the requests that run")
                             .isSameAs(own.stats());
                     assertThat(context.getBean(CoroutineHandlers.class)).isSameAs(handlers);
                 });
@@ -123,8 +140,11 @@ class CoschedWebAutoConfigurationTest {
     @Test
     void offModeKeepsOnlyTheServerLoopsAndAFallbackHelper() {
         runner.withPropertyValues("cosched.web.mode=off").run(context -> {
-            assertThat(context).hasSingleBean(ReactorResourceFactory.class).hasSingleBean(CoroutineHandlers.class)
-                    .doesNotHaveBean(CoroutineRequests.class).doesNotHaveBean(CoschedWebStats.class);
+            assertThat(context)
+                    .hasSingleBean(ReactorResourceFactory.class)
+                    .hasSingleBean(CoroutineHandlers.class)
+                    .doesNotHaveBean(CoroutineRequests.class)
+                    .doesNotHaveBean(CoschedWebStats.class);
             // streamed bodies and answers still work, detached from any coroutine request
             assertThat(context.getBeansOfType(WebFluxConfigurer.class)).containsOnlyKeys("coschedStreamingConfigurer");
             assertThat(context).hasSingleBean(StreamingSupport.class);
@@ -134,8 +154,11 @@ class CoschedWebAutoConfigurationTest {
     @Test
     void withCoschedDisabledTheHelperStillExistsAndNothingElse() {
         runner.withPropertyValues("cosched.enabled=false").run(context -> {
-            assertThat(context).hasSingleBean(CoroutineHandlers.class).hasSingleBean(StreamingSupport.class)
-                    .doesNotHaveBean(ReactorResourceFactory.class).doesNotHaveBean(CoroutineRequests.class);
+            assertThat(context)
+                    .hasSingleBean(CoroutineHandlers.class)
+                    .hasSingleBean(StreamingSupport.class)
+                    .doesNotHaveBean(ReactorResourceFactory.class)
+                    .doesNotHaveBean(CoroutineRequests.class);
         });
     }
 }

@@ -1,7 +1,10 @@
 package io.cosched.spring.boot.autoconfigure.web;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.cosched.spring.boot.autoconfigure.StartupFailures;
 import io.cosched.spring.web.server.StreamLimits;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -10,10 +13,6 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Configuration;
-
-import java.time.Duration;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /** The {@code cosched.web.*} properties: their defaults, and a bad value stopping start-up with its name and rule. */
 @Timeout(60)
@@ -32,33 +31,54 @@ class CoschedWebPropertiesTest {
 
     @Test
     void failsToStartOnAnUnknownWebMode(CapturedOutput output) {
-        assertStartupFails(output, "cosched.web.mode=sometimes", "Property: cosched.web.mode", "ANNOTATED", "ALL", "OFF");
+        assertStartupFails(
+                output, "cosched.web.mode=sometimes", "Property: cosched.web.mode", "ANNOTATED", "ALL", "OFF");
     }
 
     @Test
     void failsToStartOnANegativeRequestTimeout(CapturedOutput output) {
-        assertStartupFails(output, "cosched.web.request-timeout=-1s", "Property: cosched.web.request-timeout",
+        assertStartupFails(
+                output,
+                "cosched.web.request-timeout=-1s",
+                "Property: cosched.web.request-timeout",
                 "request-timeout: PT-1S (expected: > 0)");
     }
 
     @Test
     void failsToStartOnAZeroMaxInFlight(CapturedOutput output) {
-        assertStartupFails(output, "cosched.web.max-in-flight=0", "Property: cosched.web.max-in-flight",
+        assertStartupFails(
+                output,
+                "cosched.web.max-in-flight=0",
+                "Property: cosched.web.max-in-flight",
                 "max-in-flight: 0 (expected: > 0)");
     }
 
     @Test
     void failsToStartOnANegativeStreamReadTimeoutAndZeroMeansNoLimit(CapturedOutput output) {
-        assertStartupFails(output, "cosched.web.stream.read-timeout=-1s", "Property: cosched.web.stream.read-timeout",
+        assertStartupFails(
+                output,
+                "cosched.web.stream.read-timeout=-1s",
+                "Property: cosched.web.stream.read-timeout",
                 "stream.read-timeout: PT-1S (expected: >= 0)");
-        assertStartupFails(output, "cosched.web.stream.write-timeout=0s", "Property: cosched.web.stream.write-timeout",
+        assertStartupFails(
+                output,
+                "cosched.web.stream.write-timeout=0s",
+                "Property: cosched.web.stream.write-timeout",
                 "stream.write-timeout: PT0S (expected: > 0)");
-        assertStartupFails(output, "cosched.web.stream.max-duration=0s", "Property: cosched.web.stream.max-duration",
+        assertStartupFails(
+                output,
+                "cosched.web.stream.max-duration=0s",
+                "Property: cosched.web.stream.max-duration",
                 "stream.max-duration: PT0S (expected: > 0)");
-        new ApplicationContextRunner().withUserConfiguration(WebProperties.class)
-                .withPropertyValues("cosched.web.stream.read-timeout=0", "cosched.web.stream.write-timeout=5m",
+        new ApplicationContextRunner()
+                .withUserConfiguration(WebProperties.class)
+                .withPropertyValues(
+                        "cosched.web.stream.read-timeout=0",
+                        "cosched.web.stream.write-timeout=5m",
                         "cosched.web.stream.max-duration=30m")
-                .run(context -> assertThat(context.getBean(CoschedWebProperties.class).getStream().limits())
+                .run(context -> assertThat(context.getBean(CoschedWebProperties.class)
+                                .getStream()
+                                .limits())
                         .isEqualTo(new StreamLimits(null, Duration.ofMinutes(5), Duration.ofMinutes(30))));
     }
 
@@ -69,6 +89,5 @@ class CoschedWebPropertiesTest {
     /** The properties bound as the web auto-configuration binds them. */
     @Configuration(proxyBeanMethods = false)
     @EnableConfigurationProperties(CoschedWebProperties.class)
-    static class WebProperties {
-    }
+    static class WebProperties {}
 }

@@ -1,6 +1,11 @@
 package io.cosched.spring.boot.autoconfigure.web;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -18,20 +23,17 @@ import org.springframework.web.server.WebSession;
 import org.springframework.web.server.session.DefaultWebSessionManager;
 import org.springframework.web.server.session.WebSessionManager;
 
-import java.time.Duration;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicReference;
-
-import static org.assertj.core.api.Assertions.assertThat;
-
 /** WebFlux's session manager: cosched's store where Spring Boot would make its own, with Boot's settings. */
 @Timeout(60)
 class CoschedWebSessionAutoConfigurationTest {
 
     private final ReactiveWebApplicationContextRunner runner = new ReactiveWebApplicationContextRunner()
             .withPropertyValues("cosched.io.threads=1", "cosched.scheduler.threads=1")
-            .withConfiguration(AutoConfigurations.of(CoschedAutoConfiguration.class, CoschedWebSessionAutoConfiguration.class,
-                    WebSessionIdResolverAutoConfiguration.class, WebFluxAutoConfiguration.class));
+            .withConfiguration(AutoConfigurations.of(
+                    CoschedAutoConfiguration.class,
+                    CoschedWebSessionAutoConfiguration.class,
+                    WebSessionIdResolverAutoConfiguration.class,
+                    WebFluxAutoConfiguration.class));
 
     @Test
     void aNewSessionIsMadeOnTheThreadThatAsksWithBootsTimeoutAndCookie() {
@@ -40,13 +42,20 @@ class CoschedWebSessionAutoConfigurationTest {
                     WebSessionManager manager = context.getBean(WebSessionManager.class);
                     MockServerWebExchange exchange = MockServerWebExchange.from(MockServerHttpRequest.get("/"));
                     AtomicReference<Thread> madeOn = new AtomicReference<>();
-                    WebSession session = manager.getSession(exchange).doOnNext(s -> madeOn.set(Thread.currentThread()))
+                    WebSession session = manager.getSession(exchange)
+                            .doOnNext(s -> madeOn.set(Thread.currentThread()))
                             .block(Duration.ofSeconds(5));
-                    assertThat(madeOn.get()).as("no hop to boundedElastic and parallel").isSameAs(Thread.currentThread());
+                    assertThat(madeOn.get())
+                            .as("no hop to boundedElastic and parallel")
+                            .isSameAs(Thread.currentThread());
                     assertThat(session.getMaxIdleTime()).isEqualTo(Duration.ofMinutes(7));
                     session.getAttributes().put("k", "v");
                     exchange.getResponse().setComplete().block(Duration.ofSeconds(5)); // saves it, sets the cookie
-                    assertThat(exchange.getResponse().getCookies().getFirst("SID").getValue()).isEqualTo(session.getId());
+                    assertThat(exchange.getResponse()
+                                    .getCookies()
+                                    .getFirst("SID")
+                                    .getValue())
+                            .isEqualTo(session.getId());
                 });
     }
 
@@ -56,7 +65,9 @@ class CoschedWebSessionAutoConfigurationTest {
             WebSessionManager manager = context.getBean(WebSessionManager.class);
             MockServerWebExchange exchange = MockServerWebExchange.from(MockServerHttpRequest.get("/"));
             AtomicReference<String> madeOn = new AtomicReference<>();
-            manager.getSession(exchange).doOnNext(s -> madeOn.set(Thread.currentThread().getName())).block(Duration.ofSeconds(5));
+            manager.getSession(exchange)
+                    .doOnNext(s -> madeOn.set(Thread.currentThread().getName()))
+                    .block(Duration.ofSeconds(5));
             assertThat(madeOn.get()).as("Spring's store").startsWith("parallel-");
         });
     }
@@ -83,7 +94,8 @@ class CoschedWebSessionAutoConfigurationTest {
     @Test
     void backsOffForTheApplicationsOwnSessionManager() {
         DefaultWebSessionManager own = new DefaultWebSessionManager();
-        runner.withBean("webSessionManager", WebSessionManager.class, () -> own).run(context ->
-                assertThat(context.getBean(WebSessionManager.class)).isSameAs(own));
+        runner.withBean("webSessionManager", WebSessionManager.class, () -> own)
+                .run(context ->
+                        assertThat(context.getBean(WebSessionManager.class)).isSameAs(own));
     }
 }

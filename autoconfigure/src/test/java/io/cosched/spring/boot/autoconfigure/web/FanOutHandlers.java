@@ -7,6 +7,11 @@ import io.cosched.TaskScope.Subtask;
 import io.cosched.spring.web.RunAsCoroutine;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.stream.Collectors;
 import org.slf4j.MDC;
 import org.springframework.context.i18n.LocaleContextHolder;
 import org.springframework.security.authentication.TestingAuthenticationToken;
@@ -19,12 +24,6 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.client.RestClient;
 import org.springframework.web.server.WebFilter;
-
-import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
-import java.util.stream.Collectors;
 
 /** Handlers that fan out inside a request with a {@link TaskScope}, for {@link FanOutWebTest}. */
 @RestController
@@ -75,9 +74,10 @@ class FanOutHandlers {
         Authentication alice = new TestingAuthenticationToken("alice", "n/a", "ROLE_USER");
         SecurityContextHolder.getContextHolderStrategy().setContext(new SecurityContextImpl(alice));
         Observation request = observations.getCurrentObservation();
-        String owner = "owner " + where() + " observation " + (request == null ? null : request.getContext().getName());
+        String owner = "owner " + where() + " observation "
+                + (request == null ? null : request.getContext().getName());
         try (TaskScope<String, java.util.stream.Stream<Subtask<String>>> scope =
-                     TaskScope.open(Joiner.allSuccessfulOrThrow(), c -> c.withName("context"))) {
+                TaskScope.open(Joiner.allSuccessfulOrThrow(), c -> c.withName("context"))) {
             scope.fork(() -> seen("loop", request));
             scope.fork(() -> seen("compute", request), TaskScope.Placement.COMPUTE);
             return owner + "\n" + scope.join().map(Subtask::get).collect(Collectors.joining("\n"));
@@ -91,8 +91,10 @@ class FanOutHandlers {
         Authentication auth = SecurityContextHolder.getContext().getAuthentication();
         return fork + " " + where() + " requestId=" + MDC.get("requestId") + " orderId=" + MDC.get("orderId")
                 + " user=" + (auth == null ? null : auth.getName()) + " locale=" + LocaleContextHolder.getLocale()
-                + " observation=" + (current == null ? null : current.getContext().getName())
-                + " parent-is-request=" + (current != null && request != null && current.getContext().getParentObservation() == request);
+                + " observation="
+                + (current == null ? null : current.getContext().getName())
+                + " parent-is-request="
+                + (current != null && request != null && current.getContext().getParentObservation() == request);
     }
 
     /** The thread's carrier for a coroutine in carrier mode (its loop), else its kind. */
@@ -109,12 +111,17 @@ class FanOutHandlers {
     @RunAsCoroutine
     @GetMapping("/calls")
     String calls(@RequestParam(defaultValue = "3") int n) throws InterruptedException {
-        try (TaskScope<String, java.util.stream.Stream<Subtask<String>>> scope = TaskScope.open(Joiner.allSuccessfulOrThrow())) {
+        try (TaskScope<String, java.util.stream.Stream<Subtask<String>>> scope =
+                TaskScope.open(Joiner.allSuccessfulOrThrow())) {
             for (int i = 0; i < n; i++) {
                 scope.fork(() -> {
                     Probe.forksRunning.countDown();
                     try {
-                        return downstream.get().uri(Probe.downstreamUri).retrieve().body(String.class);
+                        return downstream
+                                .get()
+                                .uri(Probe.downstreamUri)
+                                .retrieve()
+                                .body(String.class);
                     } finally {
                         Probe.forkEndedAtNanos.add(System.nanoTime());
                     }

@@ -1,19 +1,11 @@
 package io.cosched.spring.boot.autoconfigure.web;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.cosched.IOManager;
 import io.cosched.SchedulerStats;
 import io.cosched.TestSupport;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.RegisterExtension;
-import org.slf4j.MDC;
-import org.springframework.context.i18n.LocaleContextHolder;
-import org.springframework.security.core.context.SecurityContextHolder;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -27,8 +19,15 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.MDC;
+import org.springframework.context.i18n.LocaleContextHolder;
+import org.springframework.security.core.context.SecurityContextHolder;
 
 /**
  * Structured fan-out inside a request ({@link FanOutHandlers}): subtasks see the request's context and keep none of it
@@ -61,7 +60,8 @@ class FanOutWebTest {
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
         List<String> lines = r.body().lines().toList();
         String owner = lines.get(0);
-        String context = " requestId=req-7 orderId=42 user=alice locale=fr_CA observation=cosched.fork parent-is-request=true";
+        String context =
+                " requestId=req-7 orderId=42 user=alice locale=fr_CA observation=cosched.fork parent-is-request=true";
         assertThat(owner).endsWith(" observation http.server.requests");
         if (app.bean(IOManager.class).isCarrierMode()) {
             String loop = owner.substring("owner ".length(), owner.indexOf(" observation"));
@@ -75,15 +75,22 @@ class FanOutWebTest {
         // nothing of the request is left on the loops' own threads
         IOManager io = app.bean(IOManager.class);
         for (int i = 0; i < io.threads(); i++) {
-            String left = io.eventLoop(i).submit(() -> MDC.getCopyOfContextMap() + " " + LocaleContextHolder.getLocaleContext()
-                    + " " + SecurityContextHolder.getContextHolderStrategy().getDeferredContext().get().getAuthentication())
+            String left = io.eventLoop(i)
+                    .submit(() -> MDC.getCopyOfContextMap() + " " + LocaleContextHolder.getLocaleContext() + " "
+                            + SecurityContextHolder.getContextHolderStrategy()
+                                    .getDeferredContext()
+                                    .get()
+                                    .getAuthentication())
                     .get(10, TimeUnit.SECONDS);
             assertThat(left).as("loop %d", i).isEqualTo("null null null");
         }
         // nor on any compute thread, one of which ran the compute fork
         assertThat(TestSupport.onEveryComputeThread(() -> MDC.getCopyOfContextMap() + " "
-                + LocaleContextHolder.getLocaleContext() + " "
-                + SecurityContextHolder.getContextHolderStrategy().getDeferredContext().get().getAuthentication()))
+                        + LocaleContextHolder.getLocaleContext() + " "
+                        + SecurityContextHolder.getContextHolderStrategy()
+                                .getDeferredContext()
+                                .get()
+                                .getAuthentication()))
                 .allSatisfy(t -> assertThat(t).endsWith(": null null null"));
     }
 
@@ -92,9 +99,14 @@ class FanOutWebTest {
         IOManager io = app.bean(IOManager.class);
         MeterRegistry meters = app.bean(MeterRegistry.class);
         SchedulerStats before = io.stats();
-        double meteredBefore = meters.get("cosched.forks").tag("scheduler", io.name()).functionCounter().count();
-        double cancelledBefore = meters.get("cosched.forks.ended").tags("scheduler", io.name(), "outcome", "cancelled")
-                .functionCounter().count();
+        double meteredBefore = meters.get("cosched.forks")
+                .tag("scheduler", io.name())
+                .functionCounter()
+                .count();
+        double cancelledBefore = meters.get("cosched.forks.ended")
+                .tags("scheduler", io.name(), "outcome", "cancelled")
+                .functionCounter()
+                .count();
         assertThat(app.http().get("/fanout/calls?n=3").body()).isEqualTo("ok,ok,ok");
         assertThat(app.http().get("/fanout/one-fails?ms=10").statusCode()).isEqualTo(500);
         app.awaitIdle();
@@ -102,9 +114,18 @@ class FanOutWebTest {
         assertThat(after.forks() - before.forks()).isEqualTo(6);
         assertThat(after.forksFailed() - before.forksFailed()).isEqualTo(1);
         assertThat(after.forksCancelled() - before.forksCancelled()).isEqualTo(2);
-        assertThat(meters.get("cosched.forks").tag("scheduler", io.name()).functionCounter().count() - meteredBefore).isEqualTo(6);
-        assertThat(meters.get("cosched.forks.ended").tags("scheduler", io.name(), "outcome", "cancelled").functionCounter().count()
-                - cancelledBefore).isEqualTo(2);
+        assertThat(meters.get("cosched.forks")
+                                .tag("scheduler", io.name())
+                                .functionCounter()
+                                .count()
+                        - meteredBefore)
+                .isEqualTo(6);
+        assertThat(meters.get("cosched.forks.ended")
+                                .tags("scheduler", io.name(), "outcome", "cancelled")
+                                .functionCounter()
+                                .count()
+                        - cancelledBefore)
+                .isEqualTo(2);
     }
 
     @Test
@@ -114,7 +135,9 @@ class FanOutWebTest {
         long answeredAt = System.nanoTime();
         assertThat(r.statusCode()).as(r.body()).isEqualTo(503);
         // the 503 goes out as the forks are cancelled, not after
-        Await.until(() -> FanOutHandlers.Probe.forkEndedAtNanos.size() == 3, () -> "forks ended: " + FanOutHandlers.Probe.forkEndedAtNanos);
+        Await.until(
+                () -> FanOutHandlers.Probe.forkEndedAtNanos.size() == 3,
+                () -> "forks ended: " + FanOutHandlers.Probe.forkEndedAtNanos);
         assertEndedWithin50Ms(answeredAt, "the 503");
         app.awaitIdle();
         // the abandoned calls' answers come; the loops read them and keep the connections for the next calls
@@ -132,11 +155,16 @@ class FanOutWebTest {
             OutputStream out = client.getOutputStream();
             out.write("GET /fanout/calls?n=3 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
             out.flush();
-            assertThat(FanOutHandlers.Probe.forksRunning.await(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(FanOutHandlers.Probe.forksRunning.await(10, TimeUnit.SECONDS))
+                    .isTrue();
             stub.awaitReceived(3);
         }
-        Await.until(() -> FanOutHandlers.Probe.forkEndedAtNanos.size() == 3, () -> "forks ended: " + FanOutHandlers.Probe.forkEndedAtNanos);
-        assertThat(FanOutHandlers.Probe.cancelledAtNanos).as("Spring cancelled the request").isNotZero();
+        Await.until(
+                () -> FanOutHandlers.Probe.forkEndedAtNanos.size() == 3,
+                () -> "forks ended: " + FanOutHandlers.Probe.forkEndedAtNanos);
+        assertThat(FanOutHandlers.Probe.cancelledAtNanos)
+                .as("Spring cancelled the request")
+                .isNotZero();
         assertEndedWithin50Ms(FanOutHandlers.Probe.cancelledAtNanos, "the cancel");
         app.awaitIdle();
         stub.release();
@@ -156,7 +184,8 @@ class FanOutWebTest {
 
     private static void assertEndedWithin50Ms(long sinceNanos, String what) {
         for (long ended : FanOutHandlers.Probe.forkEndedAtNanos) {
-            assertThat(TimeUnit.NANOSECONDS.toMillis(ended - sinceNanos)).as("ms from %s to a fork's end", what)
+            assertThat(TimeUnit.NANOSECONDS.toMillis(ended - sinceNanos))
+                    .as("ms from %s to a fork's end", what)
                     .isLessThanOrEqualTo(50);
         }
     }
@@ -220,11 +249,14 @@ class FanOutWebTest {
         }
 
         private void serve(Socket s) {
-            try (s; InputStream in = s.getInputStream(); OutputStream out = s.getOutputStream()) {
+            try (s;
+                    InputStream in = s.getInputStream();
+                    OutputStream out = s.getOutputStream()) {
                 while (readHead(in)) {
                     received.incrementAndGet();
                     held.await();
-                    out.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Type: text/plain\r\n\r\nok".getBytes(StandardCharsets.US_ASCII));
+                    out.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Type: text/plain\r\n\r\nok"
+                            .getBytes(StandardCharsets.US_ASCII));
                     out.flush();
                     answered.incrementAndGet();
                 }

@@ -1,15 +1,9 @@
 package io.cosched.spring.boot.autoconfigure.web;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.cosched.IOManager;
 import io.cosched.spring.web.CoschedWebStats;
-import jdk.jfr.Recording;
-import jdk.jfr.consumer.RecordedEvent;
-import jdk.jfr.consumer.RecordingFile;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.Socket;
@@ -23,8 +17,13 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
 /** A Flight Recorder recording of a running app: a timeout, a cancelled request and two sheds, read back as cosched's events. */
 @Timeout(120)
@@ -62,8 +61,8 @@ class FlightRecorderWebTest {
             CompletableFuture<HttpResponse<String>> first = app.http().getAsync("/hold");
             CompletableFuture<HttpResponse<String>> second = app.http().getAsync("/hold");
             assertThat(WebTestApp.Probe.holding.await(10, TimeUnit.SECONDS)).isTrue();
-            assertThat(app.http().get("/thread?x=1").statusCode()).isEqualTo(503);      // before WebFlux
-            assertThat(app.http().get("/fn/filtered").statusCode()).isEqualTo(503);    // by WebFlux
+            assertThat(app.http().get("/thread?x=1").statusCode()).isEqualTo(503); // before WebFlux
+            assertThat(app.http().get("/fn/filtered").statusCode()).isEqualTo(503); // by WebFlux
             WebTestApp.Probe.release.countDown();
             first.get(30, TimeUnit.SECONDS);
             second.get(30, TimeUnit.SECONDS);
@@ -75,9 +74,16 @@ class FlightRecorderWebTest {
 
         List<RecordedEvent> events = new ArrayList<>(RecordingFile.readAllEvents(file));
         events.sort(Comparator.comparing(RecordedEvent::getStartTime)); // a file groups events by thread
-        assertThat(events).extracting(e -> e.getEventType().getName()).containsExactly(
-                "io.cosched.RequestTimeout", "io.cosched.RequestCancelled", "io.cosched.RequestShed", "io.cosched.RequestShed");
-        assertThat(events).allSatisfy(e -> assertThat(e.getLong("notRecordedBefore")).as("%s", e).isZero()); // far under the rate limit
+        assertThat(events)
+                .extracting(e -> e.getEventType().getName())
+                .containsExactly(
+                        "io.cosched.RequestTimeout",
+                        "io.cosched.RequestCancelled",
+                        "io.cosched.RequestShed",
+                        "io.cosched.RequestShed");
+        assertThat(events)
+                .allSatisfy(e ->
+                        assertThat(e.getLong("notRecordedBefore")).as("%s", e).isZero()); // far under the rate limit
         RecordedEvent timeout = events.get(0);
         assertThat(timeout.getString("method")).isEqualTo("GET");
         assertThat(timeout.getString("path")).isEqualTo("/sleep");

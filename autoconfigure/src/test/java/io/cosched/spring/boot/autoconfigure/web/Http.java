@@ -11,8 +11,10 @@ import java.util.concurrent.CompletableFuture;
 /** A plain JDK HTTP/1.1 client for the web tests: one connection per concurrent request. */
 final class Http {
 
-    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(10)).build();
+    private final HttpClient client = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(10))
+            .build();
     private final String base;
     private final int port;
 
@@ -44,8 +46,10 @@ final class Http {
 
     /** Sends {@code path} over a new connection of its own (a client made for it). */
     CompletableFuture<HttpResponse<String>> getOnNewConnection(String path, String... headers) {
-        HttpClient fresh = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(10)).build();
+        HttpClient fresh = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(10))
+                .build();
         return fresh.sendAsync(request(path, headers).GET().build(), HttpResponse.BodyHandlers.ofString());
     }
 
@@ -56,17 +60,21 @@ final class Http {
     HttpResponse<String> firstAnswer(String path, int connections) throws Exception {
         CompletableFuture<?>[] all = new CompletableFuture<?>[connections];
         for (int i = 0; i < connections; i++) {
-            HttpClient fresh = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                    .connectTimeout(Duration.ofSeconds(10)).build();
+            HttpClient fresh = HttpClient.newBuilder()
+                    .version(HttpClient.Version.HTTP_1_1)
+                    .connectTimeout(Duration.ofSeconds(10))
+                    .build();
             all[i] = fresh.sendAsync(request(path).GET().build(), HttpResponse.BodyHandlers.ofString());
         }
         @SuppressWarnings("unchecked")
-        HttpResponse<String> first = (HttpResponse<String>) CompletableFuture.anyOf(all).get(30, java.util.concurrent.TimeUnit.SECONDS);
+        HttpResponse<String> first =
+                (HttpResponse<String>) CompletableFuture.anyOf(all).get(30, java.util.concurrent.TimeUnit.SECONDS);
         return first;
     }
 
     HttpResponse<String> post(String path, String body) throws IOException, InterruptedException {
-        return client.send(request(path).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+        return client.send(
+                request(path).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 

@@ -1,9 +1,6 @@
 package io.cosched.spring.boot.autoconfigure.web;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.springframework.context.ConfigurableApplicationContext;
-import org.yaml.snakeyaml.Yaml;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.Reader;
 import java.io.StringReader;
@@ -17,8 +14,10 @@ import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.yaml.snakeyaml.Yaml;
 
 /**
  * docs/k8s/cosched-service.yaml against a running application with its settings: the Deployment's
@@ -63,9 +62,18 @@ class KubernetesManifestWebTest {
                 docs.add(map(d));
             }
         }
-        Map<String, Object> configMap = docs.stream().filter(d -> "ConfigMap".equals(d.get("kind"))).findFirst().orElseThrow();
-        Map<String, Object> deployment = docs.stream().filter(d -> "Deployment".equals(d.get("kind"))).findFirst().orElseThrow();
-        Map<String, Object> hpa = docs.stream().filter(d -> "HorizontalPodAutoscaler".equals(d.get("kind"))).findFirst().orElseThrow();
+        Map<String, Object> configMap = docs.stream()
+                .filter(d -> "ConfigMap".equals(d.get("kind")))
+                .findFirst()
+                .orElseThrow();
+        Map<String, Object> deployment = docs.stream()
+                .filter(d -> "Deployment".equals(d.get("kind")))
+                .findFirst()
+                .orElseThrow();
+        Map<String, Object> hpa = docs.stream()
+                .filter(d -> "HorizontalPodAutoscaler".equals(d.get("kind")))
+                .findFirst()
+                .orElseThrow();
 
         Properties settings = new Properties();
         settings.load(new StringReader((String) map(configMap, "data").get("application.properties")));
@@ -75,12 +83,14 @@ class KubernetesManifestWebTest {
         properties.add("cosched.web.max-in-flight=2");
         properties.add("cosched.web.readiness.hold=1s");
 
-        Map<String, Object> container = map(list(map(deployment, "spec", "template", "spec"), "containers").get(0));
+        Map<String, Object> container = map(
+                list(map(deployment, "spec", "template", "spec"), "containers").get(0));
         List<String> probePaths = new ArrayList<>();
         for (String probe : List.of("readinessProbe", "livenessProbe", "startupProbe")) {
             probePaths.add((String) map(container, probe, "httpGet").get("path"));
         }
-        String metric = (String) map(map(list(map(hpa, "spec"), "metrics").get(0)), "pods", "metric").get("name");
+        String metric = (String) map(map(list(map(hpa, "spec"), "metrics").get(0)), "pods", "metric")
+                .get("name");
 
         try (ConfigurableApplicationContext context = WebTestApp.startWith(properties)) {
             Http http = new Http(WebTestApp.port(context));
@@ -90,7 +100,8 @@ class KubernetesManifestWebTest {
             }
             String prometheus = probe(http, "/actuator/prometheus");
             assertThat(prometheus.lines().filter(l -> l.startsWith(metric + " ") || l.startsWith(metric + "{")))
-                    .as("the autoscaler's metric " + metric).isNotEmpty();
+                    .as("the autoscaler's metric " + metric)
+                    .isNotEmpty();
 
             String readiness = probePaths.get(0);
             // shedding: two requests hold the slots, the rest are answered 503
@@ -99,16 +110,22 @@ class KubernetesManifestWebTest {
             CompletableFuture<HttpResponse<String>> first = http.getAsync("/hold");
             CompletableFuture<HttpResponse<String>> second = http.getAsync("/hold");
             assertThat(WebTestApp.Probe.holding.await(10, TimeUnit.SECONDS)).isTrue();
-            Await.until(() -> {
-                http.get("/thread"); // shed
-                return probe(http, readiness).startsWith("HTTP/1.1 503 ");
-            }, () -> "readiness stays in while shedding");
-            assertThat(probe(http, probePaths.get(1))).as("liveness is not affected").startsWith("HTTP/1.1 200 ");
+            Await.until(
+                    () -> {
+                        http.get("/thread"); // shed
+                        return probe(http, readiness).startsWith("HTTP/1.1 503 ");
+                    },
+                    () -> "readiness stays in while shedding");
+            assertThat(probe(http, probePaths.get(1)))
+                    .as("liveness is not affected")
+                    .startsWith("HTTP/1.1 200 ");
 
             WebTestApp.Probe.release.countDown();
             first.get(30, TimeUnit.SECONDS);
             second.get(30, TimeUnit.SECONDS);
-            Await.until(() -> probe(http, readiness).startsWith("HTTP/1.1 200 "), () -> "readiness does not come back once calm");
+            Await.until(
+                    () -> probe(http, readiness).startsWith("HTTP/1.1 200 "),
+                    () -> "readiness does not come back once calm");
         }
     }
 }

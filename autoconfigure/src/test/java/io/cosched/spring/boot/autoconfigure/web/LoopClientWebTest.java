@@ -1,18 +1,17 @@
 package io.cosched.spring.boot.autoconfigure.web;
 
-import io.cosched.http.client.HttpStub;
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.cosched.IOManager;
+import io.cosched.http.client.HttpStub;
+import java.net.http.HttpResponse;
+import java.util.HashSet;
+import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
-
-import java.net.http.HttpResponse;
-import java.util.HashSet;
-import java.util.Set;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A coroutine handler that calls another service with the RestClient from Spring Boot's builder, in

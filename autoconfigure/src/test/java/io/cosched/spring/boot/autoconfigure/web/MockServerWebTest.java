@@ -1,5 +1,8 @@
 package io.cosched.spring.boot.autoconfigure.web;
 
+import static org.springframework.web.reactive.function.server.RouterFunctions.route;
+import static org.springframework.web.reactive.function.server.ServerResponse.ok;
+
 import io.cosched.Coroutines;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
 import io.cosched.spring.web.CoroutineHandlers;
@@ -18,9 +21,6 @@ import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.ServerResponse;
 
-import static org.springframework.web.reactive.function.server.RouterFunctions.route;
-import static org.springframework.web.reactive.function.server.ServerResponse.ok;
-
 /**
  * A {@code WebTestClient} bound to the application, as a {@code @SpringBootTest} without a server or a
  * {@code @AutoConfigureWebTestClient} test uses it: no server, so the exchange has no connection and
@@ -30,18 +30,32 @@ import static org.springframework.web.reactive.function.server.ServerResponse.ok
 class MockServerWebTest {
 
     private final ReactiveWebApplicationContextRunner runner = new ReactiveWebApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(CoschedAutoConfiguration.class, CoschedWebFluxAutoConfiguration.class,
-                    WebFluxAutoConfiguration.class, HttpHandlerAutoConfiguration.class))
+            .withConfiguration(AutoConfigurations.of(
+                    CoschedAutoConfiguration.class,
+                    CoschedWebFluxAutoConfiguration.class,
+                    WebFluxAutoConfiguration.class,
+                    HttpHandlerAutoConfiguration.class))
             .withUserConfiguration(Handlers.class);
 
     @Test
     void annotatedAndFunctionalCoroutineHandlersAnswerAWebTestClientBoundToTheApplication() {
         runner.run(context -> {
-            WebTestClient client = WebTestClient.bindToApplicationContext(context).build();
-            client.get().uri("/annotated").exchange().expectStatus().isOk()
-                    .expectBody(String.class).isEqualTo("in a coroutine: true");
-            client.get().uri("/functional").exchange().expectStatus().isOk()
-                    .expectBody(String.class).isEqualTo("in a coroutine: true");
+            WebTestClient client =
+                    WebTestClient.bindToApplicationContext(context).build();
+            client.get()
+                    .uri("/annotated")
+                    .exchange()
+                    .expectStatus()
+                    .isOk()
+                    .expectBody(String.class)
+                    .isEqualTo("in a coroutine: true");
+            client.get()
+                    .uri("/functional")
+                    .exchange()
+                    .expectStatus()
+                    .isOk()
+                    .expectBody(String.class)
+                    .isEqualTo("in a coroutine: true");
         });
     }
 
@@ -55,7 +69,8 @@ class MockServerWebTest {
 
         @Bean
         RouterFunction<ServerResponse> functional(CoroutineHandlers coroutines) {
-            return route().GET("/functional", coroutines.blocking(request -> ok().bodyValue(where()))).build();
+            return route().GET("/functional", coroutines.blocking(request -> ok().bodyValue(where())))
+                    .build();
         }
     }
 

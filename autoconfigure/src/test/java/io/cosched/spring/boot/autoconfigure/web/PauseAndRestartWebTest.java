@@ -1,8 +1,14 @@
 package io.cosched.spring.boot.autoconfigure.web;
 
-import io.cosched.http.client.HttpStub;
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.cosched.IOManager;
 import io.cosched.Timer;
+import io.cosched.http.client.HttpStub;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -11,13 +17,6 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.http.client.ReactorResourceFactory;
 import org.springframework.http.client.reactive.ClientHttpConnector;
 import org.springframework.web.reactive.function.client.WebClient;
-
-import java.net.http.HttpResponse;
-import java.time.Duration;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Spring Framework 7's test framework pauses a cached context between the test classes that share it
@@ -53,13 +52,25 @@ class PauseAndRestartWebTest {
         assertThat(http.get("/downstream").body()).startsWith("hello on ");
 
         IOManager io = context.getBean(IOManager.class);
-        WebClient web = WebClient.builder().clientConnector(context.getBean(ClientHttpConnector.class)).build();
+        WebClient web = WebClient.builder()
+                .clientConnector(context.getBean(ClientHttpConnector.class))
+                .build();
         String uri = WebTestApp.Probe.downstreamUri;
-        assertThat(io.spawnOn(1, () -> web.get().uri(uri).retrieve().bodyToMono(String.class).block()).join()).isEqualTo("hello");
+        assertThat(io.spawnOn(
+                                1,
+                                () -> web.get()
+                                        .uri(uri)
+                                        .retrieve()
+                                        .bodyToMono(String.class)
+                                        .block())
+                        .join())
+                .isEqualTo("hello");
 
         CountDownLatch fired = new CountDownLatch(1);
         Timer timer = io.timers().addTimer(Duration.ofMillis(20), fired::countDown);
-        assertThat(fired.await(10, TimeUnit.SECONDS)).as("a timer of the IOManager fires: " + timer).isTrue();
+        assertThat(fired.await(10, TimeUnit.SECONDS))
+                .as("a timer of the IOManager fires: " + timer)
+                .isTrue();
     }
 
     @Test
@@ -69,7 +80,8 @@ class PauseAndRestartWebTest {
         // Spring Boot's web server and Spring's ReactorResourceFactory are no pauseable lifecycles: they serve
         // on through the pause (what does pause, Spring Data Redis's factory, RedisOnTheLoopTest covers)
         assertThat(context.getBean(ReactorResourceFactory.class).isRunning()).isTrue();
-        assertThat(new Http(WebTestApp.port(context)).get("/thread").statusCode()).isEqualTo(200);
+        assertThat(new Http(WebTestApp.port(context)).get("/thread").statusCode())
+                .isEqualTo(200);
         context.restart();
         everythingServes();
         context.pause(); // twice, as a context shared by three test classes is

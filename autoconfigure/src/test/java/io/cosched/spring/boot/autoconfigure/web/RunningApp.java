@@ -1,12 +1,11 @@
 package io.cosched.spring.boot.autoconfigure.web;
 
+import java.util.List;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.springframework.context.ConfigurableApplicationContext;
-
-import java.util.List;
 
 /**
  * The {@link WebTestApp} of one test class: started with the given properties before its first
@@ -58,7 +57,10 @@ final class RunningApp implements BeforeAllCallback, AfterAllCallback, BeforeEac
     void awaitIdle() throws Exception {
         io.cosched.spring.web.CoschedWebStats stats = bean(io.cosched.spring.web.CoschedWebStats.class);
         io.cosched.IOManager io = bean(io.cosched.IOManager.class);
-        Await.until(() -> stats.inFlight() == 0 && io.stats().coroutines() == 0 && io.timers().pending() == 0,
+        Await.until(
+                () -> stats.inFlight() == 0
+                        && io.stats().coroutines() == 0
+                        && io.timers().pending() == 0,
                 () -> stats + " " + io.stats() + ", timers " + io.timers().pending());
     }
 }

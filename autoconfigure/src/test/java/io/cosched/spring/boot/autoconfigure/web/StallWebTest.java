@@ -1,8 +1,18 @@
 package io.cosched.spring.boot.autoconfigure.web;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.cosched.IOManager;
 import io.cosched.PoolScheduler;
 import io.cosched.spring.boot.actuate.CoschedHealthIndicator;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -15,17 +25,6 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
-
-import java.net.http.HttpResponse;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A CPU-hog handler stalls one of two loops: the watchdog reports it, health turns DEGRADED, the
@@ -40,9 +39,13 @@ class StallWebTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @RegisterExtension
-    static final RunningApp app = new RunningApp("management.endpoints.web.exposure.include=health,cosched",
-            "management.endpoint.health.show-details=always", "management.endpoint.cosched.dump.enabled=true",
-            "cosched.stall.threshold=100ms", "cosched.stall.warm-up=0", "logging.level.io.cosched=info");
+    static final RunningApp app = new RunningApp(
+            "management.endpoints.web.exposure.include=health,cosched",
+            "management.endpoint.health.show-details=always",
+            "management.endpoint.cosched.dump.enabled=true",
+            "cosched.stall.threshold=100ms",
+            "cosched.stall.warm-up=0",
+            "logging.level.io.cosched=info");
 
     private static IOManager io() {
         return app.bean(IOManager.class);
@@ -62,9 +65,12 @@ class StallWebTest {
             assertThat(dump.get("total").asInt()).isEqualTo(1);
             JsonNode co = dump.get("coroutines").get(0);
             assertThat(co.get("state").asString()).isEqualTo("WAITING");
-            assertThat(co.get("serving").asString()).as("the request it serves").matches("GET /hold, admitted \\d+ ms ago");
+            assertThat(co.get("serving").asString())
+                    .as("the request it serves")
+                    .matches("GET /hold, admitted \\d+ ms ago");
             assertThat(co.get("stack").toString()).contains("WebTestApp$Handlers.hold");
-            assertThat(app.http().get("/actuator/cosched/test-io/other").statusCode()).isEqualTo(404);
+            assertThat(app.http().get("/actuator/cosched/test-io/other").statusCode())
+                    .isEqualTo(404);
         } finally {
             WebTestApp.Probe.release.countDown();
         }
@@ -90,13 +96,17 @@ class StallWebTest {
             assertThat(served.statusCode()).isEqualTo(200);
             assertThat(served.body()).contains("@test-io-").doesNotEndWith("@" + hogLoop);
 
-            JsonNode report = JSON.readTree(app.http().firstAnswer("/actuator/cosched/test-io", 4).body());
+            JsonNode report = JSON.readTree(
+                    app.http().firstAnswer("/actuator/cosched/test-io", 4).body());
             assertThat(report.get("stalledThreads").asInt()).isEqualTo(1);
             int stuck = Integer.parseInt(hogLoop.substring("test-io-".length()));
-            assertThat(report.get("carriers").get(stuck).get("state").asString()).isEqualTo("stalled");
-            JsonNode h = JSON.readTree(app.http().firstAnswer("/actuator/health/cosched", 4).body());
+            assertThat(report.get("carriers").get(stuck).get("state").asString())
+                    .isEqualTo("stalled");
+            JsonNode h = JSON.readTree(
+                    app.http().firstAnswer("/actuator/health/cosched", 4).body());
             assertThat(h.get("status").asString()).isEqualTo("DEGRADED");
-            assertThat(output.getOut() + output.getErr()).contains("carrier " + hogLoop + " has been stuck for")
+            assertThat(output.getOut() + output.getErr())
+                    .contains("carrier " + hogLoop + " has been stuck for")
                     .contains("WebTestApp$Handlers.hog");
         } finally {
             WebTestApp.Probe.release.countDown();
@@ -104,7 +114,8 @@ class StallWebTest {
         assertThat(hog.get(30, TimeUnit.SECONDS).body()).isEqualTo("hogged " + WebTestApp.Probe.hogCarrier);
         Await.until(() -> io().stats().stalledThreads() == 0, () -> "still stalled: " + io().stats());
         assertThat(health.health().getStatus().getCode()).isEqualTo("UP");
-        Await.until(() -> (output.getOut() + output.getErr()).contains(WebTestApp.Probe.hogCarrier + " moves again"),
+        Await.until(
+                () -> (output.getOut() + output.getErr()).contains(WebTestApp.Probe.hogCarrier + " moves again"),
                 () -> "no recovery logged");
     }
 
@@ -145,7 +156,8 @@ class StallWebTest {
             assertThat(hog.get(30, TimeUnit.SECONDS).body()).isEqualTo("hogged " + stuck);
             Collections.sort(millis);
             long p99 = millis.get((int) Math.ceil(millis.size() * 0.99) - 1);
-            assertThat(p99).as("p99 of 40 new connections' requests while %s hogs, ms: %s", stuck, millis)
+            assertThat(p99)
+                    .as("p99 of 40 new connections' requests while %s hogs, ms: %s", stuck, millis)
                     .isLessThanOrEqualTo(200);
             Await.until(() -> io().stats().stalledThreads() == 0, () -> "still stalled: " + io().stats());
         }
@@ -180,8 +192,10 @@ class StallWebTest {
     @Test
     @Order(4)
     void aLoopBlockedOnALockItsCoroutineHoldsIsFreedBySpill() throws Exception {
-        try (ConfigurableApplicationContext one = WebTestApp.start("cosched.io.threads=1", "cosched.stall.threshold=100ms", "cosched.stall.warm-up=0");
-             java.net.ServerSocket server = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ConfigurableApplicationContext one = WebTestApp.start(
+                        "cosched.io.threads=1", "cosched.stall.threshold=100ms", "cosched.stall.warm-up=0");
+                java.net.ServerSocket server =
+                        new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             Http h = new Http(WebTestApp.port(one));
             IOManager single = one.getBean(IOManager.class);
             WebTestApp.Probe.ioPort = server.getLocalPort();

@@ -6,6 +6,17 @@ import io.cosched.spring.web.MultipartStream;
 import io.cosched.spring.web.RunAsCoroutine;
 import io.cosched.spring.web.StreamClosedException;
 import io.cosched.spring.web.StreamingResponseBody;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
@@ -21,18 +32,6 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RequestPart;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
-
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 
 /** Handlers that read their request body and write their response as streams, for the streaming tests. */
 @RestController
@@ -116,11 +115,14 @@ class StreamingHandlers {
     @RunAsCoroutine
     @PostMapping("/part-file")
     String partFile(@RequestPart("file") FilePart file) {
-        return file.filename() + ":" + DataBufferUtils.join(file.content()).map(b -> {
-            int n = b.readableByteCount();
-            DataBufferUtils.release(b);
-            return n;
-        }).block();
+        return file.filename() + ":"
+                + DataBufferUtils.join(file.content())
+                        .map(b -> {
+                            int n = b.readableByteCount();
+                            DataBufferUtils.release(b);
+                            return n;
+                        })
+                        .block();
     }
 
     /** {@code n} bytes of 'x' in writes of {@code write} bytes. */
@@ -151,8 +153,10 @@ class StreamingHandlers {
         return events -> {
             events.send(ServerSentEvent.<String>builder().comment("hello").build());
             for (int i = 1; i <= n; i++) {
-                events.send(ServerSentEvent.builder("tick " + i + " " + Thread.currentThread()).id(Integer.toString(i))
-                        .event("tick").build());
+                events.send(ServerSentEvent.builder("tick " + i + " " + Thread.currentThread())
+                        .id(Integer.toString(i))
+                        .event("tick")
+                        .build());
                 if (everyMs > 0) {
                     Coroutines.sleep(Duration.ofMillis(everyMs));
                 }

@@ -1,14 +1,10 @@
 package io.cosched.spring.boot.autoconfigure.web;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.cosched.spring.boot.autoconfigure.web.StreamingHandlers.Probe;
 import io.cosched.spring.web.CoschedWebStats;
 import io.cosched.spring.web.StreamClosedException.Reason;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -24,8 +20,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Request bodies read as streams ({@code InputStream}, {@code @RequestBody InputStream}, {@code MultipartStream})
@@ -39,12 +38,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 class StreamingWebTest {
 
     @RegisterExtension
-    static final RunningApp app = new RunningApp("cosched.web.request-timeout=2s",
-            "spring.webflux.multipart.max-in-memory-size=64KB", "spring.webflux.multipart.max-disk-usage-per-part=1MB");
+    static final RunningApp app = new RunningApp(
+            "cosched.web.request-timeout=2s",
+            "spring.webflux.multipart.max-in-memory-size=64KB",
+            "spring.webflux.multipart.max-disk-usage-per-part=1MB");
 
     private static final boolean CARRIER = !"fallback".equals(System.getProperty("cosched.test.expectedMode"));
 
-    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private final HttpClient client =
+            HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     @AfterEach
     void nothingLeftRunning() throws Exception {
@@ -69,9 +71,14 @@ class StreamingWebTest {
         long total = 256L << 20;
         Probe.go = new java.util.concurrent.CountDownLatch(1);
         AtomicLong offered = new AtomicLong();
-        CompletableFuture<HttpResponse<String>> upload = client.sendAsync(HttpRequest.newBuilder(URI.create(url("/s/count?pauseAfter=1000000")))
-                .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new Zeros(total, offered))).build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(Probe.paused.await(30, TimeUnit.SECONDS)).as("the handler read a megabyte and paused").isTrue();
+        CompletableFuture<HttpResponse<String>> upload = client.sendAsync(
+                HttpRequest.newBuilder(URI.create(url("/s/count?pauseAfter=1000000")))
+                        .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new Zeros(total, offered)))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(Probe.paused.await(30, TimeUnit.SECONDS))
+                .as("the handler read a megabyte and paused")
+                .isTrue();
         long ahead = stableAfter(offered) - Probe.read.get();
         // what the client got rid of while the handler read nothing: the kernel's socket buffers on both sides and
         // the few buffers asked for ahead, never the body
@@ -84,8 +91,12 @@ class StreamingWebTest {
     @Test
     void partsAreReadOneAfterAnotherAsTheyArrive() throws Exception {
         String file = "a,b\n".repeat(200_000); // 800 KB: under the per-part limit, over the in-memory one
-        HttpResponse<String> r = multipart("/s/parts", part("title", null, "hello"), part("skip", "ignored.bin", "x".repeat(5000)),
-                part("file", "a.csv", file), part("after", null, "done"));
+        HttpResponse<String> r = multipart(
+                "/s/parts",
+                part("title", null, "hello"),
+                part("skip", "ignored.bin", "x".repeat(5000)),
+                part("file", "a.csv", file),
+                part("after", null, "done"));
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
         assertThat(r.body()).isEqualTo("title=hello,file:a.csv:800000,after=done");
     }
@@ -135,7 +146,8 @@ class StreamingWebTest {
     @Test
     void serverSentEventsCarryTheirIdsNamesAndComments() throws Exception {
         HttpResponse<String> r = get("/s/sse?n=3");
-        assertThat(r.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("text/event-stream"));
+        assertThat(r.headers().firstValue("Content-Type"))
+                .hasValueSatisfying(t -> assertThat(t).startsWith("text/event-stream"));
         String[] events = r.body().split("\n\n");
         assertThat(events).hasSize(4);
         assertThat(events[0]).isEqualTo(":hello");
@@ -147,10 +159,13 @@ class StreamingWebTest {
     void theAcceptHeaderChoosesJsonLinesOrEventsForAnEventStream() throws Exception {
         HttpResponse<String> lines = get("/s/elements?n=3", "Accept", "application/x-ndjson");
         assertThat(lines.headers().firstValue("Content-Type")).hasValue("application/x-ndjson");
-        assertThat(lines.body().lines()).hasSize(3).allSatisfy(l -> assertThat(l).startsWith("{").contains("\"n\":"));
+        assertThat(lines.body().lines())
+                .hasSize(3)
+                .allSatisfy(l -> assertThat(l).startsWith("{").contains("\"n\":"));
         HttpResponse<String> events = get("/s/elements?n=2", "Accept", "text/event-stream");
         assertThat(events.body()).startsWith("data:{").contains("\n\ndata:{");
-        assertThat(get("/s/elements?n=2", "Accept", "application/xml").statusCode()).isEqualTo(406);
+        assertThat(get("/s/elements?n=2", "Accept", "application/xml").statusCode())
+                .isEqualTo(406);
     }
 
     @Test
@@ -184,10 +199,14 @@ class StreamingWebTest {
             long sent = stableAfter(Probe.sent);
             // the socket buffers and at most 32 events queued in Reactor Netty: a few MB of 110-byte events
             assertThat(sent).as("events sent to a client that reads nothing").isLessThan(100_000);
-            assertThat(Probe.ended.getCount()).as("the producer is parked, not ended").isOne();
+            assertThat(Probe.ended.getCount())
+                    .as("the producer is parked, not ended")
+                    .isOne();
         }
         assertThat(Probe.ended.await(10, TimeUnit.SECONDS)).isTrue();
-        assertThat(StreamingHandlers.closedBecause(Probe.endedWith.get(), Reason.CLIENT_GONE)).as(String.valueOf(Probe.endedWith.get())).isTrue();
+        assertThat(StreamingHandlers.closedBecause(Probe.endedWith.get(), Reason.CLIENT_GONE))
+                .as(String.valueOf(Probe.endedWith.get()))
+                .isTrue();
     }
 
     @Test
@@ -207,16 +226,20 @@ class StreamingWebTest {
         assertThat(Probe.ended.await(10, TimeUnit.SECONDS)).isTrue();
         long tookMillis = TimeUnit.NANOSECONDS.toMillis(Probe.endedAtNanos - closedAt);
         assertThat(tookMillis).as("from the close to the producer's end").isLessThan(100);
-        assertThat(StreamingHandlers.closedBecause(Probe.endedWith.get(), Reason.CLIENT_GONE)).as(String.valueOf(Probe.endedWith.get())).isTrue();
+        assertThat(StreamingHandlers.closedBecause(Probe.endedWith.get(), Reason.CLIENT_GONE))
+                .as(String.valueOf(Probe.endedWith.get()))
+                .isTrue();
         assertThat(app.bean(CoschedWebStats.class).cancelled() - cancelled).isEqualTo(1);
     }
 
     @Test
     void functionalHandlersStreamTheirBodiesFromTheirCoroutinesToo() throws Exception {
         HttpResponse<String> events = get("/fn/events");
-        assertThat(events.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("text/event-stream"));
+        assertThat(events.headers().firstValue("Content-Type"))
+                .hasValueSatisfying(t -> assertThat(t).startsWith("text/event-stream"));
         assertThat(events.body()).startsWith("data:first ").endsWith("\n\ndata:second\n\n");
-        assertCoroutine(events.body().substring("data:first ".length(), events.body().indexOf('\n')));
+        assertCoroutine(
+                events.body().substring("data:first ".length(), events.body().indexOf('\n')));
         HttpResponse<String> bytes = get("/fn/bytes");
         assertThat(bytes.body()).startsWith("bytes by ");
         assertCoroutine(bytes.body().substring("bytes by ".length()));
@@ -269,9 +292,13 @@ class StreamingWebTest {
     }
 
     private HttpResponse<String> post(String path, byte[] body) throws Exception {
-        return client.send(HttpRequest.newBuilder(URI.create(url(path))).timeout(Duration.ofSeconds(60))
-                .header("Content-Type", "application/octet-stream")
-                .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(), HttpResponse.BodyHandlers.ofString());
+        return client.send(
+                HttpRequest.newBuilder(URI.create(url(path)))
+                        .timeout(Duration.ofSeconds(60))
+                        .header("Content-Type", "application/octet-stream")
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     private static String part(String name, String filename, String content) {
@@ -281,9 +308,12 @@ class StreamingWebTest {
     }
 
     private HttpResponse<String> multipart(String path, String... parts) throws Exception {
-        return client.send(HttpRequest.newBuilder(URI.create(url(path))).timeout(Duration.ofSeconds(60))
-                .header("Content-Type", "multipart/form-data; boundary=XyZ")
-                .POST(HttpRequest.BodyPublishers.ofString(String.join("", parts) + "--XyZ--\r\n")).build(),
+        return client.send(
+                HttpRequest.newBuilder(URI.create(url(path)))
+                        .timeout(Duration.ofSeconds(60))
+                        .header("Content-Type", "multipart/form-data; boundary=XyZ")
+                        .POST(HttpRequest.BodyPublishers.ofString(String.join("", parts) + "--XyZ--\r\n"))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 

@@ -1,18 +1,17 @@
 package io.cosched.spring.boot.autoconfigure.web;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.cosched.IOManager;
 import io.cosched.spring.web.CoschedWebStats;
+import java.net.http.HttpResponse;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.http.client.ReactorResourceFactory;
-
-import java.net.http.HttpResponse;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** One application per case: cosched.web.mode, Spring Boot's virtual threads, graceful shutdown. */
 @Timeout(120)
@@ -22,8 +21,12 @@ class WebModesAndLifecycleTest {
     void inAllModeEveryBlockingHandlerRunsAsACoroutine() throws Exception {
         try (ConfigurableApplicationContext context = WebTestApp.start("cosched.web.mode=all")) {
             Http http = new Http(WebTestApp.port(context));
-            assertThat(http.get("/plain-thread").body()).startsWith("VirtualThread[").matches(".*@test-io-[01]$");
-            assertThat(http.get("/reactive-thread").body()).as("reactive handlers stay on the loop").matches("test-io-[01]");
+            assertThat(http.get("/plain-thread").body())
+                    .startsWith("VirtualThread[")
+                    .matches(".*@test-io-[01]$");
+            assertThat(http.get("/reactive-thread").body())
+                    .as("reactive handlers stay on the loop")
+                    .matches("test-io-[01]");
         }
     }
 
@@ -38,7 +41,9 @@ class WebModesAndLifecycleTest {
             assertThat(http.get("/fn/thread").body()).contains("boundedElastic");
             // streamed answers too, their producers detached from the request: coroutines of the IOManager
             assertThat(http.get("/s/download").body()).startsWith("report by VirtualThread[");
-            assertThat(http.get("/fn/events").body()).startsWith("data:first VirtualThread[").endsWith("data:second\n\n");
+            assertThat(http.get("/fn/events").body())
+                    .startsWith("data:first VirtualThread[")
+                    .endsWith("data:second\n\n");
             // a body stream read on the connection's own loop would wait for itself: refused, with the fix named
             assertThat(http.post("/s/count-body", "abc").statusCode()).isEqualTo(500);
         }
@@ -59,14 +64,16 @@ class WebModesAndLifecycleTest {
     @Test
     void withoutVirtualThreadsTheAnnotatedHandlerIsACoroutineToo() throws Exception {
         try (ConfigurableApplicationContext context = WebTestApp.start("spring.threads.virtual.enabled=false")) {
-            assertThat(new Http(WebTestApp.port(context)).get("/thread").body()).matches("VirtualThread\\[.*@test-io-[01]$");
+            assertThat(new Http(WebTestApp.port(context)).get("/thread").body())
+                    .matches("VirtualThread\\[.*@test-io-[01]$");
         }
     }
 
     @Test
     void theApplicationsOwnReactorResourceFactoryWins() throws Exception {
         try (ConfigurableApplicationContext context = WebTestApp.start("cosched.web.mode=annotated")) {
-            assertThat(context.getBean(ReactorResourceFactory.class).getLoopResources()).hasToString("IOManagerLoopResources[test-io]");
+            assertThat(context.getBean(ReactorResourceFactory.class).getLoopResources())
+                    .hasToString("IOManagerLoopResources[test-io]");
         }
     }
 

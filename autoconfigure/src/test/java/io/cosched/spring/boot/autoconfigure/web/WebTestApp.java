@@ -1,13 +1,23 @@
 package io.cosched.spring.boot.autoconfigure.web;
 
+import static org.springframework.web.reactive.function.server.RouterFunctions.route;
+import static org.springframework.web.reactive.function.server.ServerResponse.ok;
+
 import io.cosched.spring.web.CoroutineHandlers;
 import io.cosched.spring.web.RunAsCoroutine;
 import io.micrometer.context.ContextRegistry;
 import io.micrometer.context.integration.Slf4jThreadLocalAccessor;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.MDC;
 import org.springframework.boot.SpringApplication;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -19,17 +29,6 @@ import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.ServerResponse;
 import org.springframework.web.server.WebFilter;
 import reactor.core.publisher.Mono;
-
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-
-import static org.springframework.web.reactive.function.server.RouterFunctions.route;
-import static org.springframework.web.reactive.function.server.ServerResponse.ok;
 
 /** A WebFlux application with blocking handlers, started on a random port by the web tests. */
 @SpringBootConfiguration
@@ -87,14 +86,20 @@ public class WebTestApp {
      */
     public static ConfigurableApplicationContext startWith(List<String> properties) {
         Map<String, String> merged = new java.util.LinkedHashMap<>();
-        for (String p : List.of("server.port=0", "spring.main.banner-mode=off", "cosched.io.name=test-io",
-                "cosched.io.threads=2", "logging.level.root=warn", "cosched.stall.threshold=0")) {
+        for (String p : List.of(
+                "server.port=0",
+                "spring.main.banner-mode=off",
+                "cosched.io.name=test-io",
+                "cosched.io.threads=2",
+                "logging.level.root=warn",
+                "cosched.stall.threshold=0")) {
             merged.put(p.substring(0, p.indexOf('=')), p);
         }
         for (String p : properties) {
             merged.put(p.substring(0, p.indexOf('=')), p);
         }
-        return SpringApplication.run(WebTestApp.class, merged.values().stream().map(p -> "--" + p).toArray(String[]::new));
+        return SpringApplication.run(
+                WebTestApp.class, merged.values().stream().map(p -> "--" + p).toArray(String[]::new));
     }
 
     static int port(ConfigurableApplicationContext context) {
@@ -103,20 +108,33 @@ public class WebTestApp {
 
     @Bean
     RouterFunction<ServerResponse> functionalRoutes(CoroutineHandlers coroutines) {
-        return route()
-                .GET("/fn/thread", coroutines.blocking(request -> ok().bodyValue(Thread.currentThread().toString())))
+        return route().GET(
+                        "/fn/thread",
+                        coroutines.blocking(
+                                request -> ok().bodyValue(Thread.currentThread().toString())))
                 // streamed bodies of functional handlers, produced in the request's coroutine
-                .GET("/fn/events", coroutines.blocking(request -> ok().contentType(org.springframework.http.MediaType.TEXT_EVENT_STREAM)
-                        .body(coroutines.events(request, events -> {
-                            events.send("first " + Thread.currentThread());
-                            events.send("second");
-                        }), String.class)))
-                .GET("/fn/bytes", coroutines.blocking(request -> ok().contentType(org.springframework.http.MediaType.TEXT_PLAIN)
-                        .body(org.springframework.web.reactive.function.BodyInserters.fromDataBuffers(coroutines.bytes(request,
-                                out -> out.write(("bytes by " + Thread.currentThread()).getBytes(java.nio.charset.StandardCharsets.UTF_8)))))))
+                .GET(
+                        "/fn/events",
+                        coroutines.blocking(request -> ok().contentType(
+                                        org.springframework.http.MediaType.TEXT_EVENT_STREAM)
+                                .body(
+                                        coroutines.events(request, events -> {
+                                            events.send("first " + Thread.currentThread());
+                                            events.send("second");
+                                        }),
+                                        String.class)))
+                .GET(
+                        "/fn/bytes",
+                        coroutines.blocking(request -> ok().contentType(org.springframework.http.MediaType.TEXT_PLAIN)
+                                .body(org.springframework.web.reactive.function.BodyInserters.fromDataBuffers(
+                                        coroutines.bytes(
+                                                request,
+                                                out -> out.write(("bytes by " + Thread.currentThread())
+                                                        .getBytes(java.nio.charset.StandardCharsets.UTF_8)))))))
                 .build()
-                .and(route()
-                        .GET("/fn/filtered", request -> ok().bodyValue(Thread.currentThread().toString()))
+                .and(route().GET(
+                                "/fn/filtered",
+                                request -> ok().bodyValue(Thread.currentThread().toString()))
                         .filter(coroutines.filter())
                         .build());
     }
@@ -126,7 +144,9 @@ public class WebTestApp {
     WebFilter filterTimeout() {
         return (exchange, chain) -> {
             String ms = exchange.getRequest().getHeaders().getFirst("X-Filter-Timeout-Ms");
-            return ms == null ? chain.filter(exchange) : chain.filter(exchange).timeout(java.time.Duration.ofMillis(Long.parseLong(ms)));
+            return ms == null
+                    ? chain.filter(exchange)
+                    : chain.filter(exchange).timeout(java.time.Duration.ofMillis(Long.parseLong(ms)));
         };
     }
 
@@ -136,17 +156,21 @@ public class WebTestApp {
      */
     @Bean
     WebFilter hopFilter() {
-        return (exchange, chain) -> "elastic".equals(exchange.getRequest().getHeaders().getFirst("X-Hop"))
-                ? Mono.defer(() -> chain.filter(exchange)).subscribeOn(reactor.core.scheduler.Schedulers.boundedElastic())
-                : chain.filter(exchange);
+        return (exchange, chain) ->
+                "elastic".equals(exchange.getRequest().getHeaders().getFirst("X-Hop"))
+                        ? Mono.defer(() -> chain.filter(exchange))
+                                .subscribeOn(reactor.core.scheduler.Schedulers.boundedElastic())
+                        : chain.filter(exchange);
     }
 
     @Bean
     WebFilter requestIdFilter() {
         return (exchange, chain) -> {
             String id = exchange.getRequest().getHeaders().getFirst("X-Request-Id");
-            return id == null ? chain.filter(exchange)
-                    : chain.filter(exchange).contextWrite(ctx -> ctx.put(Slf4jThreadLocalAccessor.KEY, Map.of("requestId", id)));
+            return id == null
+                    ? chain.filter(exchange)
+                    : chain.filter(exchange)
+                            .contextWrite(ctx -> ctx.put(Slf4jThreadLocalAccessor.KEY, Map.of("requestId", id)));
         };
     }
 
@@ -179,9 +203,10 @@ public class WebTestApp {
         @RunAsCoroutine
         @GetMapping("/where")
         String where(org.springframework.web.server.ServerWebExchange exchange) throws InterruptedException {
-            Object connection = org.springframework.http.server.reactive.ServerHttpRequestDecorator
-                    .getNativeRequest(exchange.getRequest());
-            io.netty.channel.EventLoop loop = ((reactor.netty.Connection) connection).channel().eventLoop();
+            Object connection = org.springframework.http.server.reactive.ServerHttpRequestDecorator.getNativeRequest(
+                    exchange.getRequest());
+            io.netty.channel.EventLoop loop =
+                    ((reactor.netty.Connection) connection).channel().eventLoop();
             java.util.concurrent.CompletableFuture<String> loopThread = new java.util.concurrent.CompletableFuture<>();
             loop.execute(() -> loopThread.complete(Thread.currentThread().getName()));
             String carrier = Thread.currentThread().toString();

@@ -5,6 +5,9 @@ import io.cosched.http.client.ExchangeHandler;
 import io.cosched.http.client.LoopExchange;
 import io.cosched.http.client.LoopHttpClient;
 import io.netty.buffer.ByteBuf;
+import java.io.IOException;
+import java.net.URI;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpMethod;
@@ -15,10 +18,6 @@ import reactor.core.CoreSubscriber;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
-
-import java.io.IOException;
-import java.net.URI;
-import java.util.function.Function;
 
 /**
  * A {@code WebClient} connector whose calls from coroutines go over {@link LoopHttpClient}: the
@@ -60,8 +59,8 @@ public final class LoopClientHttpConnector implements ClientHttpConnector, AutoC
     }
 
     @Override
-    public Mono<ClientHttpResponse> connect(HttpMethod method, URI uri,
-            Function<? super ClientHttpRequest, Mono<Void>> requestCallback) {
+    public Mono<ClientHttpResponse> connect(
+            HttpMethod method, URI uri, Function<? super ClientHttpRequest, Mono<Void>> requestCallback) {
         return new Connect(method, uri, requestCallback);
     }
 
@@ -146,7 +145,12 @@ public final class LoopClientHttpConnector implements ClientHttpConnector, AutoC
             }
             LoopExchange e;
             try {
-                e = client.start(loop, io.netty.handler.codec.http.HttpMethod.valueOf(method.name()), uri, headers, body,
+                e = client.start(
+                        loop,
+                        io.netty.handler.codec.http.HttpMethod.valueOf(method.name()),
+                        uri,
+                        headers,
+                        body,
                         handler);
             } catch (IOException | RuntimeException failure) {
                 failed(failure);
@@ -162,10 +166,12 @@ public final class LoopClientHttpConnector implements ClientHttpConnector, AutoC
         Mono<Void> handOver(LoopClientHttpRequest written, Function<ClientHttpRequest, Mono<Void>> write) {
             return Mono.defer(() -> {
                 Disposable call = fallback.connect(method, uri, r -> {
-                    written.getHeaders().forEach((name, values) -> r.getHeaders().put(name, values));
-                    r.getAttributes().putAll(written.getAttributes());
-                    return write.apply(r);
-                }).contextWrite(currentContext()) // the subscriber's context, as if it had subscribed itself
+                            written.getHeaders()
+                                    .forEach((name, values) -> r.getHeaders().put(name, values));
+                            r.getAttributes().putAll(written.getAttributes());
+                            return write.apply(r);
+                        })
+                        .contextWrite(currentContext()) // the subscriber's context, as if it had subscribed itself
                         .subscribe(this::complete, this::failed);
                 handedOver = call;
                 if (isCancelled()) {

@@ -4,6 +4,9 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.cookie.ClientCookieEncoder;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
 import org.reactivestreams.Publisher;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferFactory;
@@ -15,10 +18,6 @@ import org.springframework.http.HttpMethod;
 import org.springframework.http.client.reactive.AbstractClientHttpRequest;
 import org.springframework.http.support.Netty4HeadersAdapter;
 import reactor.core.publisher.Mono;
-
-import java.net.URI;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * The request {@code WebClient} writes into: its headers are the Netty headers the exchange sends. A
@@ -35,7 +34,10 @@ final class LoopClientHttpRequest extends AbstractClientHttpRequest {
     private final io.netty.handler.codec.http.HttpHeaders nettyHeaders;
     private final LoopClientHttpConnector.Call call;
 
-    private LoopClientHttpRequest(HttpMethod method, URI uri, io.netty.handler.codec.http.HttpHeaders nettyHeaders,
+    private LoopClientHttpRequest(
+            HttpMethod method,
+            URI uri,
+            io.netty.handler.codec.http.HttpHeaders nettyHeaders,
             LoopClientHttpConnector.Call call) {
         super(new HttpHeaders(new Netty4HeadersAdapter(nettyHeaders)));
         this.method = method;

@@ -4,6 +4,9 @@ import io.cosched.http.client.LoopExchange;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import java.net.HttpCookie;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Subscription;
 import org.springframework.core.io.buffer.DataBuffer;
@@ -18,10 +21,6 @@ import org.springframework.util.MultiValueMap;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Operators;
-
-import java.net.HttpCookie;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The answer of a {@link LoopExchange} as {@code WebClient} reads it: status, headers and cookies as
@@ -96,7 +95,8 @@ final class LoopClientHttpResponse implements ClientHttpResponse {
 
     /** The body: one subscriber, fed on the loop as far as it demands. */
     final class Body extends Flux<DataBuffer> implements Subscription {
-        private final AtomicReference<@Nullable CoreSubscriber<? super DataBuffer>> subscriber = new AtomicReference<>();
+        private final AtomicReference<@Nullable CoreSubscriber<? super DataBuffer>> subscriber =
+                new AtomicReference<>();
         private final AtomicBoolean told = new AtomicBoolean(); // the end is signalled once, by end() or subscribe()
         private volatile boolean ended;
         private volatile @Nullable Throwable failure;
@@ -104,8 +104,10 @@ final class LoopClientHttpResponse implements ClientHttpResponse {
         @Override
         public void subscribe(CoreSubscriber<? super DataBuffer> actual) {
             if (!subscriber.compareAndSet(null, actual)) {
-                Operators.error(actual, new IllegalStateException("the body of " + LoopClientHttpResponse.this
-                        + " can be read once, and it has a subscriber already"));
+                Operators.error(
+                        actual,
+                        new IllegalStateException("the body of " + LoopClientHttpResponse.this
+                                + " can be read once, and it has a subscriber already"));
                 return;
             }
             actual.onSubscribe(this);
