@@ -1,7 +1,7 @@
 /**
  * cosched's runtime. Only the API is exported: {@code io.cosched} (schedulers, coroutines, timers,
- * channels) and {@code io.cosched.net} (blocking sockets and Netty channels on the loops); the
- * implementation in {@code io.cosched.internal} stays inside. On the class path, where Spring Boot
+ * channels), {@code io.cosched.net} (blocking sockets on the loops) and {@code io.cosched.netty} (a
+ * blocking face for Netty channels on the loops); the implementation in {@code io.cosched.internal} stays inside. On the class path, where Spring Boot
  * applications run, this descriptor is ignored and nothing changes.
  *
  * <p>Carrier mode reads the JDK's virtual-thread internals: on the module path start the JVM with
@@ -18,4 +18,5 @@ module io.cosched {
 
     exports io.cosched;
     exports io.cosched.net;
+    exports io.cosched.netty;
 }

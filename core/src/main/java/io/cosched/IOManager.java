@@ -1,6 +1,6 @@
 package io.cosched;
 
-import io.cosched.internal.IoRuntime;
+import io.cosched.internal.IORuntime;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
@@ -57,7 +57,7 @@ public interface IOManager extends Scheduler {
      * and never stopped (an IOManager started later takes over from it).
      */
     static IOManager defaultInstance() {
-        return IoRuntime.defaultInstance();
+        return IORuntime.defaultInstance();
     }
 
     /**
@@ -66,7 +66,7 @@ public interface IOManager extends Scheduler {
      * IOManager only.
      */
     static Optional<IOManager> running(String name) {
-        return IoRuntime.running(name);
+        return IORuntime.running(name);
     }
 
     /** The event loops, for a Netty or Reactor Netty server. cosched owns them: stop the IOManager, not the group. */
@@ -110,15 +110,15 @@ public interface IOManager extends Scheduler {
      * @return a loop index, for {@link #eventLoop(int)} or {@link #bootstrap(int)}
      * @throws IllegalStateException when called on the loop thread of an IOManager with one loop
      */
-    int loopForCaller();
+    int loopIndexForCaller();
 
     /**
      * The loop the calling code is on: the home loop of the calling coroutine (or of the coroutine that started
      * the calling virtual thread), or the loop whose thread is calling; {@code -1} on any other thread. Unlike
-     * {@link #loopForCaller()} a loop thread gets its own loop: for non-blocking code that wants its
+     * {@link #loopIndexForCaller()} a loop thread gets its own loop: for non-blocking code that wants its
      * connections where it runs, as Reactor Netty's colocation does.
      */
-    int currentLoop();
+    int currentLoopIndex();
 
     /** Timers on these event loops. */
     TimerManager timers();
@@ -155,7 +155,7 @@ public interface IOManager extends Scheduler {
          */
         public IOManager build() {
             Objects.requireNonNull(transport, "transport: null (expected: AUTO, EPOLL or NIO)");
-            return new IoRuntime(settings(transport, false));
+            return new IORuntime(settings(transport, false));
         }
     }
 }

@@ -54,7 +54,7 @@ public interface Scheduler extends Executor, AutoCloseable {
      * @throws IllegalArgumentException if {@code carrier} is out of range
      * @throws RejectedExecutionException if the scheduler is not running
      */
-    <T> Coroutine<T> spawnOn(int carrier, Callable<T> task);
+    <T> Coroutine<T> spawnOn(int index, Callable<T> task);
 
     /**
      * Runs {@code task} as a new coroutine. An exception it throws goes to the coroutine thread's

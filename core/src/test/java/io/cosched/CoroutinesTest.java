@@ -99,16 +99,16 @@ class CoroutinesTest {
     @Test
     @Tag("carrier-only")
     void awaitResumesOnTheLoopItParkedOn() throws Exception {
-        for (int loop = 0; loop < 2; loop++) {
+        for (int loopIndex = 0; loopIndex < 2; loopIndex++) {
             CompletableFuture<String> later = new CompletableFuture<>();
-            Coroutine<List<String>> c = io.spawnOn(loop, () -> {
+            Coroutine<List<String>> c = io.spawnOn(loopIndex, () -> {
                 String before = carrierName();
                 String value = Coroutines.await(later);
                 return List.of(before, carrierName(), value);
             });
             eventually(Duration.ofSeconds(5), () -> c.state() == CoroutineState.WAITING, c::toString);
             Thread.ofPlatform().start(() -> later.complete("v")); // completed by a foreign thread
-            assertThat(c.join()).containsExactly("co-" + loop, "co-" + loop, "v");
+            assertThat(c.join()).containsExactly("co-" + loopIndex, "co-" + loopIndex, "v");
         }
     }
 

@@ -58,8 +58,8 @@ class IOManagerTest {
     @Tag("carrier-only")
     void aCoroutineSpawnedFromInsideStaysOnItsParentsLoop() throws Exception {
         start(2);
-        for (int loop = 0; loop < 2; loop++) {
-            List<String> seen = io.spawnOn(loop, () -> {
+        for (int loopIndex = 0; loopIndex < 2; loopIndex++) {
+            List<String> seen = io.spawnOn(loopIndex, () -> {
                         String parent = carrierName();
                         String child = io.spawn(TestSupport::carrierName).join();
                         String[] viaGo = new String[1];
@@ -68,7 +68,7 @@ class IOManagerTest {
                         return List.of(parent, child, viaGo[0], carrierName());
                     })
                     .join();
-            assertThat(seen).containsOnly("test-io-" + loop);
+            assertThat(seen).containsOnly("test-io-" + loopIndex);
         }
     }
 

@@ -158,18 +158,18 @@ class IoTimersTest {
     @Test
     @Tag("carrier-only")
     void aTimerAddedInsideACoroutineFiresOnThatCoroutinesLoop() throws Exception {
-        for (int loop = 0; loop < 2; loop++) {
+        for (int loopIndex = 0; loopIndex < 2; loopIndex++) {
             CountDownLatch fired = new CountDownLatch(1);
             String[] where = new String[1];
             io.spawnOn(
-                            loop,
+                            loopIndex,
                             () -> io.timers().addTimer(Duration.ofMillis(1), () -> {
                                 where[0] = Thread.currentThread().getName();
                                 fired.countDown();
                             }))
                     .join();
             assertThat(fired.await(10, TimeUnit.SECONDS)).isTrue();
-            assertThat(where[0]).isEqualTo("timers-" + loop);
+            assertThat(where[0]).isEqualTo("timers-" + loopIndex);
         }
     }
 

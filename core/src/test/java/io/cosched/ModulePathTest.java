@@ -27,7 +27,7 @@ class ModulePathTest {
         assertThat(d.name()).isEqualTo("io.cosched");
         assertThat(d.exports())
                 .extracting(ModuleDescriptor.Exports::source)
-                .containsExactlyInAnyOrder("io.cosched", "io.cosched.net");
+                .containsExactlyInAnyOrder("io.cosched", "io.cosched.net", "io.cosched.netty");
     }
 
     @Test
@@ -63,7 +63,7 @@ class ModulePathTest {
         assertThat(run.exitCode()).as(run.output()).isZero();
         assertThat(run.output())
                 .as(run.output())
-                .contains("module=io.cosched exports=[io.cosched, io.cosched.net]")
+                .contains("module=io.cosched exports=[io.cosched, io.cosched.net, io.cosched.netty]")
                 .contains("carrierMode=true")
                 .contains("ran=true")
                 .contains("internal=hidden");

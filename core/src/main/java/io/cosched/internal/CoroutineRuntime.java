@@ -16,7 +16,7 @@ import java.util.concurrent.RejectedExecutionException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What both schedulers share, {@link IoRuntime} (the {@link io.cosched.IOManager}) and
+ * What both schedulers share, {@link IORuntime} (the {@link io.cosched.IOManager}) and
  * {@link PoolRuntime} (the {@link io.cosched.PoolScheduler}): the lifecycle (start, stop and the drain
  * between), coroutine creation, and the stall watchdog. The counters and stats live in
  * {@link RuntimeCounters}; what differs (the carriers, where a coroutine goes, how carriers shut down)
@@ -216,8 +216,8 @@ public abstract class CoroutineRuntime implements Scheduler {
     }
 
     @Override
-    public final <T> Coroutine<T> spawnOn(int carrier, Callable<T> task) {
-        return spawn(task, carrier(carrier), false);
+    public final <T> Coroutine<T> spawnOn(int index, Callable<T> task) {
+        return spawn(task, carrier(index), false);
     }
 
     @Override

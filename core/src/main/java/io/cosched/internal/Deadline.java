@@ -36,7 +36,7 @@ public final class Deadline {
 
     /** A wake-up timer on the coroutine's home loop, or {@code null} when it has none or it stopped. */
     private static @Nullable TimerImpl loopWakeUp(CoroutineImpl<?> co, long nanos) {
-        if (co.scheduler instanceof IoRuntime io
+        if (co.scheduler instanceof IORuntime io
                 && co.home instanceof LoopCarrier loop
                 && io.lifecycle() < CoroutineRuntime.STOPPED) {
             try {

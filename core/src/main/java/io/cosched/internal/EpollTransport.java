@@ -9,7 +9,7 @@ import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.socket.SocketChannel;
 
 /** Linux epoll through Netty's native transport. */
-final class EpollTransport implements IoTransport {
+final class EpollTransport implements IOTransport {
 
     static boolean isAvailable() {
         try {

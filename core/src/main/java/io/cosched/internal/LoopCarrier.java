@@ -24,7 +24,7 @@ final class LoopCarrier extends Carrier implements Runnable {
     private static final VarHandle DRAIN_SCHEDULED =
             VarHandles.field(MethodHandles.lookup(), "drainScheduled", int.class);
 
-    final IoRuntime runtime;
+    final IORuntime runtime;
     private final boolean daemon;
     final LoopTimers timers;
     // The watchdog's pings, posted (by the watchdog thread only) and answered (by this loop only).
@@ -41,7 +41,7 @@ final class LoopCarrier extends Carrier implements Runnable {
     private volatile int drainScheduled;
     private volatile boolean closed;
 
-    LoopCarrier(IoRuntime runtime, int index, String threadName, boolean daemon, Ticker ticker) {
+    LoopCarrier(IORuntime runtime, int index, String threadName, boolean daemon, Ticker ticker) {
         super(index, threadName);
         this.runtime = runtime;
         this.daemon = daemon;

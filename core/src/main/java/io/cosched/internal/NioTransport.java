@@ -8,7 +8,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 
 /** Java NIO selectors; available everywhere. */
-final class NioTransport implements IoTransport {
+final class NioTransport implements IOTransport {
 
     @Override
     public Transport kind() {

@@ -1,6 +1,8 @@
 package io.cosched.net;
 
 import io.cosched.IOManager;
+import io.cosched.netty.NettyBlocking;
+import io.cosched.netty.NettyInbox;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
@@ -43,13 +45,13 @@ import org.jspecify.annotations.Nullable;
 final class LoopSocket extends Socket {
 
     private final IOManager io;
-    private final int fixedLoop; // -1: the loop the connecting caller belongs to
-    private final ChannelInbox inbox = new ChannelInbox();
+    private final int fixedLoopIndex; // -1: the loop the connecting caller belongs to
+    private final NettyInbox inbox = new NettyInbox();
     private final LoopSocketInput input = new LoopSocketInput(this, inbox);
     private final LoopSocketOutput output = new LoopSocketOutput(this, inbox);
 
     private volatile @Nullable Channel channel;
-    private volatile int loop = -1;
+    private volatile int loopIndex = -1;
     private volatile boolean closed;
     private volatile boolean inputShutdown;
     private volatile boolean outputShutdown;
@@ -82,10 +84,10 @@ final class LoopSocket extends Socket {
             StandardSocketOptions.SO_SNDBUF, ChannelOption.SO_SNDBUF,
             StandardSocketOptions.IP_TOS, ChannelOption.IP_TOS);
 
-    LoopSocket(IOManager io, int loop) throws SocketException {
+    LoopSocket(IOManager io, int loopIndex) throws SocketException {
         super((SocketImpl) null); // every method that would use the JDK's implementation is overridden
         this.io = io;
-        this.fixedLoop = loop;
+        this.fixedLoopIndex = loopIndex;
     }
 
     // ---- connecting --------------------------------------------------------------------------------
@@ -118,7 +120,7 @@ final class LoopSocket extends Socket {
         }
         int index;
         try {
-            index = fixedLoop >= 0 ? fixedLoop : io.loopForCaller();
+            index = fixedLoopIndex >= 0 ? fixedLoopIndex : io.loopIndexForCaller();
         } catch (IllegalStateException e) {
             throw new SocketException(e.getMessage());
         }
@@ -131,7 +133,7 @@ final class LoopSocket extends Socket {
         }
         Channel ch;
         try {
-            ch = LoopChannels.connect(b, addr, bindAddress);
+            ch = NettyBlocking.connect(b, addr, bindAddress);
         } catch (ClosedByInterruptException e) {
             close();
             throw closedByInterrupt(e);
@@ -142,7 +144,7 @@ final class LoopSocket extends Socket {
                 throw new SocketException("Socket closed");
             }
             channel = ch;
-            loop = index;
+            loopIndex = index;
             bound = true;
         }
     }
@@ -332,11 +334,11 @@ final class LoopSocket extends Socket {
     }
 
     /** The index of the event loop the connection lives on, -1 before it is made. */
-    int loop() {
-        return loop;
+    int loopIndex() {
+        return loopIndex;
     }
 
-    ChannelInbox inbox() {
+    NettyInbox inbox() {
         return inbox;
     }
 
@@ -531,6 +533,6 @@ final class LoopSocket extends Socket {
             return "LoopSocket[unconnected, " + io.name() + "]";
         }
         return "LoopSocket[addr=" + getInetAddress() + ",port=" + getPort() + ",localport=" + getLocalPort() + ",loop="
-                + io.name() + "-" + loop + "]";
+                + io.name() + "-" + loopIndex + "]";
     }
 }

@@ -1,7 +1,8 @@
 package io.cosched.net;
 
 import io.cosched.IOManager;
-import io.cosched.internal.IoRuntime;
+import io.cosched.internal.IORuntime;
+import io.cosched.netty.NettyInbox;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -12,7 +13,7 @@ import javax.net.SocketFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Sockets whose connections are Netty channels on an IOManager's event loops (see {@link ChannelInbox}
+ * Sockets whose connections are Netty channels on an IOManager's event loops (see {@link NettyInbox}
  * for why): hand this class's name to a JDBC driver's socket-factory hook and the driver's blocking
  * reads park the calling coroutine until its own loop delivers the bytes. For the PostgreSQL driver:
  *
@@ -24,7 +25,7 @@ import org.jspecify.annotations.Nullable;
  * constructor's) names the running IOManager and, optionally, the loop: {@code cosched-io/0} opens
  * every connection on loop 0 (one connection pool per loop, so that a coroutine borrows a connection
  * of its own loop); {@code cosched-io} opens each on the loop of the coroutine that connects (see
- * {@link IOManager#loopForCaller()}); without an argument the first IOManager started is used. Of several running
+ * {@link IOManager#loopIndexForCaller()}); without an argument the first IOManager started is used. Of several running
  * IOManagers of one name (one per application context, as in a test suite), the name finds the first started;
  * {@link #argument(IOManager, int)} makes the argument that finds one of them only.
  *
@@ -34,7 +35,7 @@ public class LoopSocketFactory extends SocketFactory {
 
     private final @Nullable IOManager io; // null: look up by name (or the default) when a socket is made
     private final @Nullable String ioName; // null: the first IOManager started
-    private final int loop; // -1: the caller's loop
+    private final int loopIndex; // -1: the caller's loop
 
     /** Sockets on the first IOManager started, each on the loop of the coroutine that connects it. */
     public LoopSocketFactory() {
@@ -50,7 +51,7 @@ public class LoopSocketFactory extends SocketFactory {
         this.io = null;
         if (arg == null || arg.isBlank()) {
             this.ioName = null;
-            this.loop = -1;
+            this.loopIndex = -1;
             return;
         }
         int slash = arg.lastIndexOf('/');
@@ -72,7 +73,7 @@ public class LoopSocketFactory extends SocketFactory {
                     + "<IOManager name>/<loop index>, e.g. cosched-io/0)");
         }
         this.ioName = name.trim();
-        this.loop = index;
+        this.loopIndex = index;
     }
 
     /** Sockets on {@code io}, each on the loop of the coroutine that connects it. */
@@ -85,29 +86,29 @@ public class LoopSocketFactory extends SocketFactory {
      *
      * @throws IllegalArgumentException if {@code loop} is out of range
      */
-    public LoopSocketFactory(IOManager io, int loop) {
+    public LoopSocketFactory(IOManager io, int loopIndex) {
         this.io = Objects.requireNonNull(io, "io: null (expected: the IOManager whose loops carry the sockets)");
-        if (loop < -1 || loop >= io.threads()) {
+        if (loopIndex < -1 || loopIndex >= io.threads()) {
             throw new IllegalArgumentException(
-                    "loop: " + loop + " (expected: -1 for the caller's loop, or 0.." + (io.threads() - 1) + ")");
+                    "loop: " + loopIndex + " (expected: -1 for the caller's loop, or 0.." + (io.threads() - 1) + ")");
         }
         this.ioName = io.name();
-        this.loop = loop;
+        this.loopIndex = loopIndex;
     }
 
     /**
      * The argument ({@code socketFactoryArg}) for sockets on loop {@code loop} of {@code io} itself ({@code -1}: the
      * loop of the coroutine that connects), even when other running IOManagers have its name.
      */
-    public static String argument(IOManager io, int loop) {
-        String key = io instanceof IoRuntime runtime ? runtime.key() : io.name();
-        return loop < 0 ? key : key + "/" + loop;
+    public static String argument(IOManager io, int loopIndex) {
+        String key = io instanceof IORuntime runtime ? runtime.key() : io.name();
+        return loopIndex < 0 ? key : key + "/" + loopIndex;
     }
 
     /** An unconnected socket; {@code connect} opens it on its loop. */
     @Override
     public Socket createSocket() throws SocketException {
-        return new LoopSocket(ioManager(), loop);
+        return new LoopSocket(ioManager(), loopIndex);
     }
 
     @Override
@@ -159,7 +160,7 @@ public class LoopSocketFactory extends SocketFactory {
 
     @Override
     public String toString() {
-        return "LoopSocketFactory[" + (ioName == null ? "default IOManager" : ioName) + (loop < 0 ? "" : "/" + loop)
-                + "]";
+        return "LoopSocketFactory[" + (ioName == null ? "default IOManager" : ioName)
+                + (loopIndex < 0 ? "" : "/" + loopIndex) + "]";
     }
 }

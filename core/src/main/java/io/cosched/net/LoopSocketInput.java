@@ -1,5 +1,6 @@
 package io.cosched.net;
 
+import io.cosched.netty.NettyInbox;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.io.InputStream;
@@ -19,13 +20,13 @@ import org.jspecify.annotations.Nullable;
 final class LoopSocketInput extends InputStream {
 
     private final LoopSocket socket;
-    private final ChannelInbox inbox;
+    private final NettyInbox inbox;
     // The part of a read buffer the reader has not copied out yet. Taken out while copying, so that a
     // close on another thread releases it only when no reader holds it.
     private final AtomicReference<ByteBuf> leftover = new AtomicReference<>();
     private volatile boolean eof;
 
-    LoopSocketInput(LoopSocket socket, ChannelInbox inbox) {
+    LoopSocketInput(LoopSocket socket, NettyInbox inbox) {
         this.socket = socket;
         this.inbox = inbox;
     }

@@ -1,5 +1,6 @@
 package io.cosched.net;
 
+import io.cosched.netty.NettyInbox;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import java.io.IOException;
@@ -15,9 +16,9 @@ import java.util.Objects;
 final class LoopSocketOutput extends OutputStream {
 
     private final LoopSocket socket;
-    private final ChannelInbox inbox;
+    private final NettyInbox inbox;
 
-    LoopSocketOutput(LoopSocket socket, ChannelInbox inbox) {
+    LoopSocketOutput(LoopSocket socket, NettyInbox inbox) {
         this.socket = socket;
         this.inbox = inbox;
     }

@@ -1,8 +1,8 @@
 /**
- * I/O on the loops: connections opened as Netty channels on an IOManager's event loops, with a
- * blocking face for code in coroutines, so that the loop thread that reads the bytes is the thread
- * that resumes the waiting coroutine. {@link io.cosched.net.LoopSocketFactory} for JDBC drivers;
- * {@link io.cosched.net.ChannelInbox} and {@link io.cosched.net.LoopChannels} for clients built on Netty.
+ * Blocking sockets on the loops, for code that speaks {@code java.net.Socket} (JDBC drivers):
+ * {@link io.cosched.net.LoopSocketFactory} opens each socket as a Netty channel on an IOManager's event
+ * loop, so that the loop thread that reads the bytes is the thread that resumes the waiting coroutine.
+ * API. Clients built on Netty itself use {@code io.cosched.netty}.
  */
 @NullMarked
 package io.cosched.net;

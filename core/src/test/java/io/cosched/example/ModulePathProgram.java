@@ -21,7 +21,7 @@ public final class ModulePathProgram {
                     "ran=" + io.spawn(() -> Thread.currentThread().isVirtual()).join());
         }
         try {
-            Class.forName("io.cosched.internal.IoRuntime")
+            Class.forName("io.cosched.internal.IORuntime")
                     .getMethod("defaultInstance")
                     .invoke(null);
             System.out.println("internal=reachable");

@@ -358,7 +358,7 @@ class StallWatchdogTest {
 
     @Test
     void aLoopBlockedOutsideCoschedTasksIsFoundByItsUnansweredPing() throws Exception {
-        IoRuntime io = new IoRuntime(RuntimeSettings.of("stall-io", 1).withStallThresholdNanos(NO_WATCHDOG));
+        IORuntime io = new IORuntime(RuntimeSettings.of("stall-io", 1).withStallThresholdNanos(NO_WATCHDOG));
         scheduler = io;
         io.start();
         long[] now = {0};
@@ -406,7 +406,7 @@ class StallWatchdogTest {
      */
     @Test
     void aLoopWorkingThroughALongBacklogOfShortNettyTasksIsNotStuck() throws Exception {
-        IoRuntime io = new IoRuntime(RuntimeSettings.of("backlog-io", 1).withStallThresholdNanos(NO_WATCHDOG));
+        IORuntime io = new IORuntime(RuntimeSettings.of("backlog-io", 1).withStallThresholdNanos(NO_WATCHDOG));
         scheduler = io;
         io.start();
         long[] now = {0};
@@ -434,7 +434,7 @@ class StallWatchdogTest {
 
     @Test
     void anIdleLoopIsNeverReported() throws Exception {
-        IoRuntime io = new IoRuntime(RuntimeSettings.of("idle-io", 1).withStallThresholdNanos(NO_WATCHDOG));
+        IORuntime io = new IORuntime(RuntimeSettings.of("idle-io", 1).withStallThresholdNanos(NO_WATCHDOG));
         scheduler = io;
         io.start();
         long[] now = {0};
@@ -460,7 +460,7 @@ class StallWatchdogTest {
     @ValueSource(ints = {2, 1})
     @Tag("carrier-only")
     void spillBreaksTheDeadLockOfALoopBlockedOnALockItsOwnCoroutineHolds(int loops) throws Exception {
-        IoRuntime io = new IoRuntime(RuntimeSettings.of("spill-io", loops).withStallThresholdNanos(50 * MS));
+        IORuntime io = new IORuntime(RuntimeSettings.of("spill-io", loops).withStallThresholdNanos(50 * MS));
         scheduler = io;
         io.start();
         DeadLock d = new DeadLock(io);
@@ -481,7 +481,7 @@ class StallWatchdogTest {
     @Test
     @Tag("carrier-only")
     void withoutTheWatchdogTheSameSituationDeadLocks() throws Exception {
-        IoRuntime io = new IoRuntime(RuntimeSettings.of("nospill-io", 2).withStallThresholdNanos(NO_WATCHDOG));
+        IORuntime io = new IORuntime(RuntimeSettings.of("nospill-io", 2).withStallThresholdNanos(NO_WATCHDOG));
         scheduler = io;
         io.start();
         DeadLock d = new DeadLock(io);
@@ -503,10 +503,10 @@ class StallWatchdogTest {
         final ReentrantLock lock = new ReentrantLock();
         final java.util.concurrent.CompletableFuture<Boolean> loopGotLock =
                 new java.util.concurrent.CompletableFuture<>();
-        final IoRuntime io;
+        final IORuntime io;
         CoroutineImpl<String> coroutine;
 
-        DeadLock(IoRuntime io) {
+        DeadLock(IORuntime io) {
             this.io = io;
         }
 

@@ -62,16 +62,16 @@ class StalledLoopTest {
     }
 
     /** Spins on {@code loop} until released (30 s at most); returns once it spins. */
-    private void hog(IoRuntime io, int loop) throws InterruptedException {
+    private void hog(IORuntime io, int loopIndex) throws InterruptedException {
         CountDownLatch started = new CountDownLatch(1);
-        io.spawn((Runnable) () -> spin(started), io.carrier(loop), false);
+        io.spawn((Runnable) () -> spin(started), io.carrier(loopIndex), false);
         assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
     }
 
     /** {@link #hog} on the public IOManager. */
-    private void hog(IOManager io, int loop) throws InterruptedException {
+    private void hog(IOManager io, int loopIndex) throws InterruptedException {
         CountDownLatch started = new CountDownLatch(1);
-        io.spawnOn(loop, () -> {
+        io.spawnOn(loopIndex, () -> {
             spin(started);
             return null;
         });
@@ -90,8 +90,8 @@ class StalledLoopTest {
     @Test
     void newChannelsSkipALoopInOneTaskForATenthOfTheThresholdAndComeBackWhenItMoves() throws Exception {
         long[] now = {0};
-        IoRuntime io =
-                new IoRuntime(RuntimeSettings.of("choose-io", 2).withStallThresholdNanos(100 * MS), () -> now[0]);
+        IORuntime io =
+                new IORuntime(RuntimeSettings.of("choose-io", 2).withStallThresholdNanos(100 * MS), () -> now[0]);
         scheduler = io;
         io.start();
         EventLoop loop0 = io.carrier(0).loop();
@@ -123,8 +123,8 @@ class StalledLoopTest {
     @Test
     void whenEveryLoopIsStuckNewChannelsStillGoRoundRobin() throws Exception {
         long[] now = {0};
-        IoRuntime io =
-                new IoRuntime(RuntimeSettings.of("all-stuck-io", 2).withStallThresholdNanos(100 * MS), () -> now[0]);
+        IORuntime io =
+                new IORuntime(RuntimeSettings.of("all-stuck-io", 2).withStallThresholdNanos(100 * MS), () -> now[0]);
         scheduler = io;
         io.start();
         hog(io, 0);
@@ -207,7 +207,7 @@ class StalledLoopTest {
      * jumps tens of milliseconds between looks where real time moves microseconds, and with loop 0
      * spinning on one core loop 1 may not have run yet.
      */
-    private static void look(StallWatchdog watchdog, long now, IoRuntime io) {
+    private static void look(StallWatchdog watchdog, long now, IORuntime io) {
         watchdog.check(now);
         io.netty.util.concurrent.SingleThreadEventExecutor loop1 = (io.netty.util.concurrent.SingleThreadEventExecutor)
                 io.carrier(1).loop();
@@ -246,11 +246,11 @@ class StalledLoopTest {
     @Test
     void aStalledLoopsDueTimersFireOnceOnAnotherLoopAndACancelledOneNever() throws Exception {
         long[] now = {0};
-        IoRuntime io = new IoRuntime(RuntimeSettings.of("rescue-io", 2).withStallThresholdNanos(0), () -> now[0]);
+        IORuntime io = new IORuntime(RuntimeSettings.of("rescue-io", 2).withStallThresholdNanos(0), () -> now[0]);
         scheduler = io;
         io.start();
         StallWatchdog watchdog = io.manualWatchdog(100 * MS, () -> now[0]);
-        IoTimerManager timers = io.timers();
+        IOTimerManager timers = io.timers();
 
         // On loop 0: a coroutine sleeping 50 ms, a task timer due at 80 ms, a cancelled one, a recurring one.
         CompletableFuture<String> sleeperWokeOn = new CompletableFuture<>();
@@ -352,7 +352,7 @@ class StalledLoopTest {
     @Test
     void aTimerAddedForAStalledLoopFiresAtItsDueTimeNotAtTheNextLook() throws Exception {
         long[] now = {0};
-        IoRuntime io = new IoRuntime(RuntimeSettings.of("late-add-io", 2).withStallThresholdNanos(0), () -> now[0]);
+        IORuntime io = new IORuntime(RuntimeSettings.of("late-add-io", 2).withStallThresholdNanos(0), () -> now[0]);
         scheduler = io;
         io.start();
         StallWatchdog watchdog = io.manualWatchdog(100 * MS, () -> now[0]);

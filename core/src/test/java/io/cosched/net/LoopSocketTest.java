@@ -8,6 +8,7 @@ import io.cosched.Coroutine;
 import io.cosched.CoroutineState;
 import io.cosched.IOManager;
 import io.cosched.TestSupport;
+import io.cosched.netty.NettyInbox;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.ConnectException;
@@ -109,7 +110,7 @@ class LoopSocketTest {
             Coroutine<List<String>> onLoopSocket = io.spawnOn(1, () -> {
                 List<String> got = new ArrayList<>();
                 try (Socket s = new LoopSocketFactory(io).createSocket(LOCALHOST, peer.port())) {
-                    assertThat(((LoopSocket) s).loop()).isEqualTo(1); // the connecting coroutine's loop
+                    assertThat(((LoopSocket) s).loopIndex()).isEqualTo(1); // the connecting coroutine's loop
                     for (int i = 0; i < 20; i++) {
                         got.add(exchange(s, "ping" + i) + "@" + TestSupport.carrierName());
                     }
@@ -147,12 +148,12 @@ class LoopSocketTest {
     @Test
     void eachCoroutineConnectsOnItsOwnLoopAndAFactoryArgumentPinsTheLoop() throws Exception {
         try (Peer peer = pongPeer()) {
-            for (int loop = 0; loop < 2; loop++) {
-                int home = loop;
+            for (int loopIndex = 0; loopIndex < 2; loopIndex++) {
+                int home = loopIndex;
                 int where = io.spawnOn(home, () -> {
                             try (Socket s = new LoopSocketFactory(io).createSocket(LOCALHOST, peer.port())) {
                                 assertThat(exchange(s, "x")).isEqualTo("pong:x");
-                                return ((LoopSocket) s).loop();
+                                return ((LoopSocket) s).loopIndex();
                             }
                         })
                         .join();
@@ -162,7 +163,7 @@ class LoopSocketTest {
             int pinned = io.spawnOn(0, () -> {
                         try (Socket s = new LoopSocketFactory("sock-io/1").createSocket(LOCALHOST, peer.port())) {
                             assertThat(exchange(s, "y")).isEqualTo("pong:y");
-                            return ((LoopSocket) s).loop();
+                            return ((LoopSocket) s).loopIndex();
                         }
                     })
                     .join();
@@ -324,7 +325,7 @@ class LoopSocketTest {
             // Reading stops above the high water mark. Netty finishes the batch of reads it is in (up to
             // 16 of up to 64 KiB), and a reader on another thread may switch reading on again meanwhile;
             // without flow control the whole 8 MiB would be queued during the reader's sleeps.
-            assertThat(maxQueued.get()).isLessThanOrEqualTo(ChannelInbox.DEFAULT_HIGH_WATER + (2 << 20));
+            assertThat(maxQueued.get()).isLessThanOrEqualTo(NettyInbox.DEFAULT_HIGH_WATER + (2 << 20));
         }
     }
 
@@ -383,12 +384,13 @@ class LoopSocketTest {
 
     @Test
     void aLoopThreadOutsideAnyCoroutineGetsAnotherLoopOrAClearErrorWhenThereIsNone() throws Exception {
-        assertThat(io.eventLoop(0).submit(io::loopForCaller).get(10, TimeUnit.SECONDS))
+        assertThat(io.eventLoop(0).submit(io::loopIndexForCaller).get(10, TimeUnit.SECONDS))
                 .isEqualTo(1);
         try (IOManager single = IOManager.builder().name("single-io").threads(1).build()) {
             single.start();
-            assertThatThrownBy(() ->
-                            single.eventLoop(0).submit(single::loopForCaller).get(10, TimeUnit.SECONDS))
+            assertThatThrownBy(() -> single.eventLoop(0)
+                            .submit(single::loopIndexForCaller)
+                            .get(10, TimeUnit.SECONDS))
                     .cause()
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("event loop thread 'single-io-0' outside any coroutine");
@@ -397,27 +399,27 @@ class LoopSocketTest {
 
     @Test
     void currentLoopIsTheCoroutinesHomeOrTheLoopThreadsOwnAndMinusOneElsewhere() throws Exception {
-        assertThat(io.spawnOn(1, io::currentLoop).join()).isEqualTo(1);
+        assertThat(io.spawnOn(1, io::currentLoopIndex).join()).isEqualTo(1);
         if (TestSupport.carrierMode()) { // a virtual thread a coroutine started runs on its carrier and counts as its
             assertThat(io.spawnOn(0, () -> {
                                 int[] seen = new int[1];
-                                Thread v = Thread.ofVirtual().start(() -> seen[0] = io.currentLoop());
+                                Thread v = Thread.ofVirtual().start(() -> seen[0] = io.currentLoopIndex());
                                 v.join();
                                 return seen[0];
                             })
                             .join())
                     .isEqualTo(0);
         }
-        assertThat(io.eventLoop(1).submit(io::currentLoop).get(10, TimeUnit.SECONDS))
+        assertThat(io.eventLoop(1).submit(io::currentLoopIndex).get(10, TimeUnit.SECONDS))
                 .as("the loop thread's own")
                 .isEqualTo(1);
-        assertThat(io.currentLoop()).as("a plain thread").isEqualTo(-1);
+        assertThat(io.currentLoopIndex()).as("a plain thread").isEqualTo(-1);
         try (IOManager other = IOManager.builder().name("other-io").threads(1).build()) {
             other.start();
-            assertThat(other.spawn(io::currentLoop).join())
+            assertThat(other.spawn(io::currentLoopIndex).join())
                     .as("a coroutine of another IOManager")
                     .isEqualTo(-1);
-            assertThat(other.eventLoop(0).submit(io::currentLoop).get(10, TimeUnit.SECONDS))
+            assertThat(other.eventLoop(0).submit(io::currentLoopIndex).get(10, TimeUnit.SECONDS))
                     .isEqualTo(-1);
         }
     }

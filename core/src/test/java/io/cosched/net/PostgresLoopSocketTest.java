@@ -62,12 +62,12 @@ class PostgresLoopSocketTest {
     }
 
     /** A connection whose socket lives on loop {@code loop} ({@code -1}: the connecting coroutine's). */
-    private static Connection connect(int loop, String... more) throws SQLException {
+    private static Connection connect(int loopIndex, String... more) throws SQLException {
         Properties p = new Properties();
         p.setProperty("user", USER);
         p.setProperty("password", PASSWORD);
         p.setProperty("socketFactory", LoopSocketFactory.class.getName());
-        p.setProperty("socketFactoryArg", loop < 0 ? "pg-io" : "pg-io/" + loop);
+        p.setProperty("socketFactoryArg", loopIndex < 0 ? "pg-io" : "pg-io/" + loopIndex);
         for (int i = 0; i < more.length; i += 2) {
             p.setProperty(more[i], more[i + 1]);
         }
@@ -91,8 +91,8 @@ class PostgresLoopSocketTest {
     @Test
     @Tag("carrier-only")
     void queriesOnALoopConnectionAreResumedByThatLoopThreadAlone() throws Exception {
-        for (int loop = 0; loop < 2; loop++) {
-            int home = loop;
+        for (int loopIndex = 0; loopIndex < 2; loopIndex++) {
+            int home = loopIndex;
             long remoteBefore = io.carrierStats().get(home).remoteWakeups();
             long localBefore = io.carrierStats().get(home).localWakeups();
             int sum = io.spawnOn(home, () -> {

@@ -24,11 +24,11 @@ enum Database {
     /** The PostgreSQL driver: its {@code socketFactory} and {@code socketFactoryArg} URL parameters. */
     POSTGRESQL("jdbc:postgresql:", "org.postgresql.Driver") {
         @Override
-        void bind(HikariDataSource pool, HikariConfig template, IOManager io, int loop) {
+        void bind(HikariDataSource pool, HikariConfig template, IOManager io, int loopIndex) {
             pool.setJdbcUrl(withParameters(
                     template.getJdbcUrl(),
                     "socketFactory=" + LoopSocketFactory.class.getName() + "&socketFactoryArg="
-                            + encode(LoopSocketFactory.argument(io, loop))));
+                            + encode(LoopSocketFactory.argument(io, loopIndex))));
         }
 
         @Override
@@ -43,11 +43,11 @@ enum Database {
      */
     MARIADB("jdbc:mariadb:", "org.mariadb.jdbc.Driver") {
         @Override
-        void bind(HikariDataSource pool, HikariConfig template, IOManager io, int loop) {
+        void bind(HikariDataSource pool, HikariConfig template, IOManager io, int loopIndex) {
             pool.setJdbcUrl(withParameters(
                     template.getJdbcUrl(),
                     "socketFactory=" + MariaDbLoopSockets.class.getName() + "&" + MariaDbLoopSockets.LOOP_OPTION + "="
-                            + encode(LoopSocketFactory.argument(io, loop))));
+                            + encode(LoopSocketFactory.argument(io, loopIndex))));
         }
 
         @Override
@@ -63,7 +63,7 @@ enum Database {
      */
     MYSQL("jdbc:mysql:", "com.mysql.cj.jdbc.Driver") {
         @Override
-        void bind(HikariDataSource pool, HikariConfig template, IOManager io, int loop) {
+        void bind(HikariDataSource pool, HikariConfig template, IOManager io, int loopIndex) {
             String url = withParameters(template.getJdbcUrl(), "socketFactory=" + MySqlLoopSockets.class.getName());
             pool.setJdbcUrl(url);
             pool.setDataSource(new MySqlLoopSockets.Connecting(
@@ -74,7 +74,7 @@ enum Database {
                             template.getUsername(),
                             template.getPassword()),
                     io,
-                    loop));
+                    loopIndex));
         }
 
         @Override
@@ -102,7 +102,7 @@ enum Database {
     }
 
     /** Makes {@code pool}, a copy of {@code template}, open its connections on loop {@code loop} of {@code io}. */
-    abstract void bind(HikariDataSource pool, HikariConfig template, IOManager io, int loop);
+    abstract void bind(HikariDataSource pool, HikariConfig template, IOManager io, int loopIndex);
 
     /** Asks the server to end the statement {@code connection} runs now; blocks for a round trip or two. */
     abstract void cancel(Connection connection, LoopBoundDataSource owner) throws SQLException;

@@ -162,7 +162,7 @@ public class LoopBoundDataSource extends HikariDataSource {
 
     /** The pool of the caller's loop: for a connection outside the borrow protocol (MySQL's cancel). */
     HikariDataSource poolOfCaller() throws SQLException {
-        return poolsOrNone()[loop()];
+        return poolsOrNone()[loopIndex()];
     }
 
     /**
@@ -189,7 +189,7 @@ public class LoopBoundDataSource extends HikariDataSource {
     }
 
     /**
-     * A connection of the pool of the caller's loop ({@link IOManager#loopForCaller()}). While all of
+     * A connection of the pool of the caller's loop ({@link IOManager#loopIndexForCaller()}). While all of
      * its connections are out, the caller waits in line for one (up to the connection timeout), and
      * the coroutine that gives one back hands it over.
      *
@@ -206,7 +206,7 @@ public class LoopBoundDataSource extends HikariDataSource {
         if (isClosed()) {
             throw new SQLException("LoopBoundDataSource " + this + " has been closed.");
         }
-        int i = loop();
+        int i = loopIndex();
         HikariDataSource pool = poolsOrNone()[i];
         LoopGate gate = gates[i];
         if (Thread.currentThread().isInterrupted()) {
@@ -253,9 +253,9 @@ public class LoopBoundDataSource extends HikariDataSource {
         throw new SQLFeatureNotSupportedException();
     }
 
-    private int loop() throws SQLException {
+    private int loopIndex() throws SQLException {
         try {
-            return io.loopForCaller();
+            return io.loopIndexForCaller();
         } catch (IllegalStateException e) {
             throw new SQLException(e.getMessage(), "08001", e);
         }
@@ -292,7 +292,7 @@ public class LoopBoundDataSource extends HikariDataSource {
         HikariDataSource[] all = poolsOrNone();
         int i;
         try {
-            i = io.loopForCaller();
+            i = io.loopIndexForCaller();
         } catch (IllegalStateException e) {
             i = 0;
         }

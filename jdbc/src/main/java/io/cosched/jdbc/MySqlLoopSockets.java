@@ -63,9 +63,9 @@ public final class MySqlLoopSockets extends StandardSocketFactory {
         private final DataSource driver;
         private final LoopSocketFactory sockets;
 
-        Connecting(DataSource driver, IOManager io, int loop) {
+        Connecting(DataSource driver, IOManager io, int loopIndex) {
             this.driver = driver;
-            this.sockets = new LoopSocketFactory(io, loop);
+            this.sockets = new LoopSocketFactory(io, loopIndex);
         }
 
         @Override

@@ -24,7 +24,7 @@ import org.jspecify.annotations.Nullable;
  * {@code RedisClient} whose {@link ClientResources} carry the provider of loop {@code i} opens every
  * connection on loop {@code i}, and reconnects there; a coroutine of that loop that waits for a reply
  * is then resumed by the thread that read it, without a hop through another thread. Route the callers
- * yourself with {@link IOManager#loopForCaller()}, or let the Spring Data Redis connection factory of
+ * yourself with {@link IOManager#loopIndexForCaller()}, or let the Spring Data Redis connection factory of
  * this module ({@code LoopLettuceConnectionFactory}) do it.
  *
  * <p>cosched owns the loops: releasing or shutting down the provider leaves them running (stop the
@@ -33,11 +33,11 @@ import org.jspecify.annotations.Nullable;
 public final class LoopEventLoopGroupProvider implements EventLoopGroupProvider {
 
     private final IOManager io;
-    private final int loop; // -1: all loops
+    private final int loopIndex; // -1: all loops
 
-    private LoopEventLoopGroupProvider(IOManager io, int loop) {
+    private LoopEventLoopGroupProvider(IOManager io, int loopIndex) {
         this.io = io;
-        this.loop = loop;
+        this.loopIndex = loopIndex;
     }
 
     /**
@@ -145,12 +145,12 @@ public final class LoopEventLoopGroupProvider implements EventLoopGroupProvider 
     @SuppressWarnings("unchecked")
     public <T extends EventLoopGroup> T allocate(Class<T> type) {
         // Lettuce only holds the result as an EventLoopGroup: one loop is a group of one
-        return (T) (loop < 0 ? io.eventLoopGroup() : io.eventLoop(loop));
+        return (T) (loopIndex < 0 ? io.eventLoopGroup() : io.eventLoop(loopIndex));
     }
 
     @Override
     public int threadPoolSize() {
-        return loop < 0 ? io.threads() : 1;
+        return loopIndex < 0 ? io.threads() : 1;
     }
 
     /** Nothing to release: the loops are the IOManager's. */
@@ -167,6 +167,7 @@ public final class LoopEventLoopGroupProvider implements EventLoopGroupProvider 
 
     @Override
     public String toString() {
-        return "LoopEventLoopGroupProvider[" + io.name() + (loop < 0 ? ", all loops]" : ", loop " + loop + "]");
+        return "LoopEventLoopGroupProvider[" + io.name()
+                + (loopIndex < 0 ? ", all loops]" : ", loop " + loopIndex + "]");
     }
 }

@@ -24,18 +24,18 @@ final class BlockingExchange {
     static LoopHttpResponse once(HttpConnector connector, HttpCall call, long readNanos, long idleNanos)
             throws IOException {
         HttpConnection.Key key = HttpConnection.Key.of(call.uri());
-        int loop;
+        int loopIndex;
         try {
-            loop = connector.io().loopForCaller();
+            loopIndex = connector.io().loopIndexForCaller();
         } catch (IllegalStateException e) {
             throw new IOException(e.getMessage(), e);
         }
-        HttpConnectionPool pool = connector.pools()[loop];
+        HttpConnectionPool pool = connector.pools()[loopIndex];
         boolean callerKeepsAlive = call.keepsAlive();
         for (; ; ) {
             HttpConnection c = pool.poll(key);
             if (c == null) {
-                c = connector.connect(key, loop, pool);
+                c = connector.connect(key, loopIndex, pool);
             }
             // A pooled connection the server closed meanwhile fails before any answer: try the next.
             boolean mayRetry = ++c.uses > 1 && call.idempotent();

@@ -1,6 +1,6 @@
 package io.cosched.http.client;
 
-import io.cosched.net.ChannelInbox;
+import io.cosched.netty.NettyInbox;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.util.ReferenceCountUtil;
@@ -47,9 +47,9 @@ final class HttpConnection {
     }
 
     final Key key;
-    final int loop;
+    final int loopIndex;
     final Channel channel;
-    final ChannelInbox inbox;
+    final NettyInbox inbox;
     /** Exchanges begun on this connection; above 1 it came from the pool and may have gone stale. */
     int uses;
     /** When it last went back to the pool, by {@link System#nanoTime()}; guarded by the pool. */
@@ -57,9 +57,9 @@ final class HttpConnection {
     /** Whether it waits in the pool (guarded by the pool); a connection in use is not the pool's to close. */
     boolean pooled;
 
-    HttpConnection(Key key, int loop, Channel channel, ChannelInbox inbox) {
+    HttpConnection(Key key, int loopIndex, Channel channel, NettyInbox inbox) {
         this.key = key;
-        this.loop = loop;
+        this.loopIndex = loopIndex;
         this.channel = channel;
         this.inbox = inbox;
     }
@@ -76,7 +76,7 @@ final class HttpConnection {
 
     @Override
     public String toString() {
-        return "HttpConnection[" + key + ", loop " + loop + ", " + channel + "]";
+        return "HttpConnection[" + key + ", loop " + loopIndex + ", " + channel + "]";
     }
 
     /** A response the codec could not decode (or one cut short) ends the connection. */

@@ -2,8 +2,8 @@ package io.cosched.http.client;
 
 import io.cosched.IOManager;
 import io.cosched.SchedulerStats;
-import io.cosched.net.ChannelInbox;
-import io.cosched.net.LoopChannels;
+import io.cosched.netty.NettyBlocking;
+import io.cosched.netty.NettyInbox;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -118,15 +118,15 @@ final class HttpConnector {
     }
 
     /** A new connection to {@code key} on {@code loop}, TLS handshake done; the caller parks until then. */
-    HttpConnection connect(HttpConnection.Key key, int loop, HttpConnectionPool pool) throws IOException {
+    HttpConnection connect(HttpConnection.Key key, int loopIndex, HttpConnectionPool pool) throws IOException {
         InetAddress address = resolve(key.host());
-        ChannelInbox inbox = newInbox();
+        NettyInbox inbox = newInbox();
         SslHandler ssl = key.tls() ? sslHandler(key) : null;
-        Channel ch =
-                LoopChannels.connect(bootstrap(loop, inbox, ssl), new InetSocketAddress(address, key.port()), null);
-        HttpConnection c = opened(key, loop, ch, inbox, pool);
+        Channel ch = NettyBlocking.connect(
+                bootstrap(loopIndex, inbox, ssl), new InetSocketAddress(address, key.port()), null);
+        HttpConnection c = opened(key, loopIndex, ch, inbox, pool);
         if (ssl != null) {
-            LoopChannels.await(ssl.handshakeFuture(), ch);
+            NettyBlocking.await(ssl.handshakeFuture(), ch);
             if (!ssl.handshakeFuture().isSuccess()) {
                 c.close();
                 throw handshakeFailed(key, ssl.handshakeFuture().cause());
@@ -136,13 +136,13 @@ final class HttpConnector {
     }
 
     /** The inbox of a new connection: a reader that gives up leaves it open, to be drained and pooled. */
-    static ChannelInbox newInbox() {
-        return new ChannelInbox(ChannelInbox.DEFAULT_HIGH_WATER, ChannelInbox.DEFAULT_LOW_WATER, false);
+    static NettyInbox newInbox() {
+        return new NettyInbox(NettyInbox.DEFAULT_HIGH_WATER, NettyInbox.DEFAULT_LOW_WATER, false);
     }
 
     /** A bootstrap for a new connection on {@code loop}: TLS when {@code ssl} is given, the HTTP codec, the inbox. */
-    Bootstrap bootstrap(int loop, ChannelInbox inbox, @Nullable SslHandler ssl) {
-        return io.bootstrap(loop)
+    Bootstrap bootstrap(int loopIndex, NettyInbox inbox, @Nullable SslHandler ssl) {
+        return io.bootstrap(loopIndex)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int)
                         Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()))
                 .option(ChannelOption.TCP_NODELAY, true)
@@ -167,8 +167,9 @@ final class HttpConnector {
     }
 
     /** A connection just opened: counted, and forgotten by its pool when it closes. */
-    HttpConnection opened(HttpConnection.Key key, int loop, Channel ch, ChannelInbox inbox, HttpConnectionPool pool) {
-        HttpConnection c = new HttpConnection(key, loop, ch, inbox);
+    HttpConnection opened(
+            HttpConnection.Key key, int loopIndex, Channel ch, NettyInbox inbox, HttpConnectionPool pool) {
+        HttpConnection c = new HttpConnection(key, loopIndex, ch, inbox);
         opened.increment();
         ch.closeFuture().addListener(f -> {
             closedConnections.increment();

@@ -1,7 +1,7 @@
 package io.cosched.http.client;
 
-import io.cosched.net.ChannelInbox;
-import io.cosched.net.LoopChannels;
+import io.cosched.netty.NettyBlocking;
+import io.cosched.netty.NettyInbox;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpContent;
@@ -36,7 +36,7 @@ import org.jspecify.annotations.Nullable;
 public final class LoopExchange {
 
     private final LoopHttpClient client;
-    private final int loop;
+    private final int loopIndex;
     private final EventLoop eventLoop;
     private final HttpConnectionPool pool;
     private final ExchangeHandler handler;
@@ -58,10 +58,11 @@ public final class LoopExchange {
     private long lastRead;
     private @Nullable ScheduledFuture<?> readTimer;
 
-    LoopExchange(LoopHttpClient client, int loop, HttpConnectionPool pool, HttpCall call, ExchangeHandler handler) {
+    LoopExchange(
+            LoopHttpClient client, int loopIndex, HttpConnectionPool pool, HttpCall call, ExchangeHandler handler) {
         this.client = client;
-        this.loop = loop;
-        this.eventLoop = client.ioManager().eventLoop(loop);
+        this.loopIndex = loopIndex;
+        this.eventLoop = client.ioManager().eventLoop(loopIndex);
         this.pool = pool;
         this.call = call;
         this.handler = handler;
@@ -69,8 +70,8 @@ public final class LoopExchange {
     }
 
     /** The loop the exchange runs on: index into the IOManager's loops. */
-    public int loop() {
-        return loop;
+    public int loopIndex() {
+        return loopIndex;
     }
 
     /** The final answer's status code; only once {@link ExchangeHandler#onResponse} has been told. */
@@ -161,7 +162,7 @@ public final class LoopExchange {
 
     /** Opens a connection to {@code address} on the loop; any thread. */
     private void open(HttpConnection.Key key, SocketAddress address) {
-        ChannelInbox inbox = HttpConnector.newInbox();
+        NettyInbox inbox = HttpConnector.newInbox();
         SslHandler ssl;
         try {
             ssl = key.tls() ? client.connector().sslHandler(key) : null;
@@ -169,7 +170,7 @@ public final class LoopExchange {
             onLoop(() -> fail(e));
             return;
         }
-        ChannelFuture f = client.connector().bootstrap(loop, inbox, ssl).connect(address);
+        ChannelFuture f = client.connector().bootstrap(loopIndex, inbox, ssl).connect(address);
         f.addListener(x -> connected(f, key, address, inbox, ssl));
     }
 
@@ -178,14 +179,14 @@ public final class LoopExchange {
             ChannelFuture f,
             HttpConnection.Key key,
             SocketAddress address,
-            ChannelInbox inbox,
+            NettyInbox inbox,
             @Nullable SslHandler ssl) {
         if (!f.isSuccess()) {
             f.channel().close();
-            fail(LoopChannels.connectFailure(f.cause(), address));
+            fail(NettyBlocking.connectFailure(f.cause(), address));
             return;
         }
-        HttpConnection c = client.connector().opened(key, loop, f.channel(), inbox, pool);
+        HttpConnection c = client.connector().opened(key, loopIndex, f.channel(), inbox, pool);
         if (ssl == null) {
             send(c);
             return;
@@ -451,7 +452,7 @@ public final class LoopExchange {
             if (!done && !cancelled) {
                 done = true;
                 handler.onError(new IOException(
-                        "event loop " + loop + " of IOManager '"
+                        "event loop " + loopIndex + " of IOManager '"
                                 + client.ioManager().name() + "' is shutting down: " + stopped.getMessage(),
                         stopped));
             }
@@ -460,6 +461,6 @@ public final class LoopExchange {
 
     @Override
     public String toString() {
-        return "LoopExchange[" + call.method() + " " + call.uri() + ", loop " + loop + "]";
+        return "LoopExchange[" + call.method() + " " + call.uri() + ", loop " + loopIndex + "]";
     }
 }

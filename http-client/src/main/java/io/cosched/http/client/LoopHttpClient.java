@@ -168,7 +168,7 @@ public final class LoopHttpClient implements AutoCloseable {
 
     /**
      * Starts one exchange and returns at once: the request goes out, and its answer is read, on the
-     * caller's loop ({@link IOManager#currentLoop()}: a coroutine's home loop, a loop thread's own loop;
+     * caller's loop ({@link IOManager#currentLoopIndex()}: a coroutine's home loop, a loop thread's own loop;
      * the least loaded one for any other thread), over a connection of that loop's pool or a new one
      * opened there without parking anybody. {@code handler} hears of the answer on that loop: its head,
      * then its body as {@link LoopExchange#demand demanded}. Settings, redirects, the retry on a stale
@@ -180,8 +180,8 @@ public final class LoopHttpClient implements AutoCloseable {
      */
     public LoopExchange start(HttpMethod method, URI uri, HttpHeaders headers, byte[] body, ExchangeHandler handler)
             throws IOException {
-        int loop = ioManager.currentLoop();
-        return start(loop >= 0 ? loop : ioManager.loopForCaller(), method, uri, headers, body, handler);
+        int loopIndex = ioManager.currentLoopIndex();
+        return start(loopIndex >= 0 ? loopIndex : ioManager.loopIndexForCaller(), method, uri, headers, body, handler);
     }
 
     /**
@@ -192,7 +192,7 @@ public final class LoopHttpClient implements AutoCloseable {
      * @throws IllegalArgumentException if {@code loop} is not one of the IOManager's loops
      */
     public LoopExchange start(
-            int loop, HttpMethod method, URI uri, HttpHeaders headers, byte[] body, ExchangeHandler handler)
+            int loopIndex, HttpMethod method, URI uri, HttpHeaders headers, byte[] body, ExchangeHandler handler)
             throws IOException {
         HttpConnection.Key key = HttpConnection.Key.of(uri); // checks the URI before anything starts
         Objects.requireNonNull(handler, "handler");
@@ -200,12 +200,12 @@ public final class LoopHttpClient implements AutoCloseable {
             throw new IOException("LoopHttpClient is closed");
         }
         HttpConnectionPool[] p = connector.pools();
-        if (loop < 0 || loop >= p.length) {
-            throw new IllegalArgumentException("loop: " + loop + " (expected: 0 to " + (p.length - 1)
+        if (loopIndex < 0 || loopIndex >= p.length) {
+            throw new IllegalArgumentException("loop: " + loopIndex + " (expected: 0 to " + (p.length - 1)
                     + ", a loop of IOManager '" + ioManager.name() + "')");
         }
         LoopExchange exchange =
-                new LoopExchange(this, loop, p[loop], new HttpCall(method, uri, headers, body), handler);
+                new LoopExchange(this, loopIndex, p[loopIndex], new HttpCall(method, uri, headers, body), handler);
         exchange.begin(key);
         return exchange;
     }

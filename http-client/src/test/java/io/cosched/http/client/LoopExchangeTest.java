@@ -63,7 +63,7 @@ class LoopExchangeTest {
         private LoopExchange exchange;
 
         private void where(LoopExchange e) {
-            if (!io.eventLoop(e.loop()).inEventLoop()) {
+            if (!io.eventLoop(e.loopIndex()).inEventLoop()) {
                 offLoop.incrementAndGet();
             }
         }
@@ -128,7 +128,7 @@ class LoopExchangeTest {
     void aCoroutineStartsOnItsOwnLoopAndRedirectsAreFollowed() throws Exception {
         LoopHttpClient http = LoopHttpClient.builder(io).build();
         Recorder r = new Recorder();
-        int loop = io.spawnOn(
+        int loopIndex = io.spawnOn(
                         1,
                         () -> http.start(
                                         HttpMethod.GET,
@@ -136,9 +136,9 @@ class LoopExchangeTest {
                                         new DefaultHttpHeaders(),
                                         NO_BODY,
                                         r)
-                                .loop())
+                                .loopIndex())
                 .join();
-        assertThat(loop).isEqualTo(1);
+        assertThat(loopIndex).isEqualTo(1);
         assertThat(r.done.get(20, TimeUnit.SECONDS)).isEqualTo("200 5");
         assertThat(new String(r.body.toByteArray(), StandardCharsets.UTF_8)).isEqualTo("hello");
     }

@@ -35,7 +35,9 @@ class ArchitectureTest {
             .withImportOption(location -> !location.contains("/test-classes/") && !location.contains("-tests.jar"))
             .importPackages("io.cosched");
 
-    private static final String[] CORE = {"io.cosched", "io.cosched.internal..", "io.cosched.net.."};
+    private static final String[] CORE = {
+        "io.cosched", "io.cosched.internal..", "io.cosched.net..", "io.cosched.netty.."
+    };
     private static final String[] ENGINES = {"io.cosched.jdbc..", "io.cosched.http.client..", "io.cosched.redis.."};
     private static final String[] SPRING_AND_REACTOR = {"org.springframework..", "reactor.core..", "reactor.netty.."};
 

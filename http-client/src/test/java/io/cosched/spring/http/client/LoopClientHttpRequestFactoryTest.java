@@ -80,8 +80,8 @@ class LoopClientHttpRequestFactoryTest {
     @Test
     @Tag("carrier-only") // loop placement and wake-ups are the carriers'
     void aCoroutinesCallsUseAConnectionOfItsOwnLoopAndOnlyThatLoopResumesIt() throws Exception {
-        for (int loop = 0; loop < 2; loop++) {
-            int home = loop;
+        for (int loopIndex = 0; loopIndex < 2; loopIndex++) {
+            int home = loopIndex;
             long remote = io.carrierStats().get(home).remoteWakeups();
             long local = io.carrierStats().get(home).localWakeups();
             List<String> bodies = io.spawnOn(home, () -> {

@@ -14,9 +14,9 @@ final class LoopClientConfigurations {
     private LoopClientConfigurations() {}
 
     static LettuceClientConfiguration onLoop(
-            LettuceClientConfiguration base, ClientResources resources, int loops, int loop) {
+            LettuceClientConfiguration base, ClientResources resources, int loops, int loopIndex) {
         LettuceClientConfigurationBuilder b = base instanceof LettucePoolingClientConfiguration pooling
-                ? Pooling.builder(pooling, loops, loop)
+                ? Pooling.builder(pooling, loops, loopIndex)
                 : LettuceClientConfiguration.builder();
         if (base.isUseSsl()) {
             LettuceSslClientConfigurationBuilder ssl = b.useSsl().verifyPeer(base.getVerifyMode());
@@ -37,23 +37,24 @@ final class LoopClientConfigurations {
     }
 
     /** {@code loop}'s part of {@code total} over {@code loops}, the first ones one larger; a limit that is not positive stays as it is. */
-    static int share(int total, int loops, int loop) {
+    static int share(int total, int loops, int loopIndex) {
         if (total <= 0) {
             return total;
         }
-        return Math.max(1, total / loops + (loop < total % loops ? 1 : 0));
+        return Math.max(1, total / loops + (loopIndex < total % loops ? 1 : 0));
     }
 
     /** Apart, so that commons-pool2 is loaded only by applications that pool. */
     private static final class Pooling {
 
-        static LettuceClientConfigurationBuilder builder(LettucePoolingClientConfiguration base, int loops, int loop) {
+        static LettuceClientConfigurationBuilder builder(
+                LettucePoolingClientConfiguration base, int loops, int loopIndex) {
             GenericObjectPoolConfig<StatefulConnection<?, ?>> pool =
                     base.getPoolConfig().clone();
-            pool.setMaxTotal(share(pool.getMaxTotal(), loops, loop));
-            pool.setMaxIdle(share(pool.getMaxIdle(), loops, loop));
+            pool.setMaxTotal(share(pool.getMaxTotal(), loops, loopIndex));
+            pool.setMaxIdle(share(pool.getMaxIdle(), loops, loopIndex));
             pool.setMinIdle(Math.min(
-                    pool.getMinIdle() <= 0 ? pool.getMinIdle() : share(pool.getMinIdle(), loops, loop),
+                    pool.getMinIdle() <= 0 ? pool.getMinIdle() : share(pool.getMinIdle(), loops, loopIndex),
                     pool.getMaxIdle() < 0 ? Integer.MAX_VALUE : pool.getMaxIdle()));
             return LettucePoolingClientConfiguration.builder().poolConfig(pool);
         }

@@ -248,7 +248,7 @@ public class LoopLettuceConnectionFactory extends LettuceConnectionFactory {
     /**
      * The factory of the caller's loop: a coroutine's (or a virtual thread's it started) own; for a loop thread
      * outside any coroutine, which would wait for a reply only it can read, the next loop's, as
-     * {@link IOManager#loopForCaller()} picks; {@code null} for a loop thread of a one-loop IOManager and for
+     * {@link IOManager#loopIndexForCaller()} picks; {@code null} for a loop thread of a one-loop IOManager and for
      * any other thread. Called on every {@link #getConnection()}: one look at the caller.
      */
     @Nullable
@@ -257,14 +257,14 @@ public class LoopLettuceConnectionFactory extends LettuceConnectionFactory {
         if (l == null) {
             return null;
         }
-        int loop = io.currentLoop();
-        if (loop < 0) {
+        int loopIndex = io.currentLoopIndex();
+        if (loopIndex < 0) {
             return null;
         }
         if (Thread.currentThread().isVirtual()) {
-            return l[loop];
+            return l[loopIndex];
         }
-        return l.length > 1 ? l[(loop + 1) % l.length] : null;
+        return l.length > 1 ? l[(loopIndex + 1) % l.length] : null;
     }
 
     /** Loop {@code index}'s factory, while this one runs. */

@@ -91,8 +91,8 @@ class LoopLettuceConnectionFactoryTest {
     void aCoroutinesCallsUseAConnectionOfItsOwnLoopWhichResumesIt() throws Exception {
         StringRedisTemplate template = new StringRedisTemplate(started(
                 LettuceClientConfiguration.builder().clientResources(base).build()));
-        for (int loop = 0; loop < 2; loop++) {
-            int home = loop;
+        for (int loopIndex = 0; loopIndex < 2; loopIndex++) {
+            int home = loopIndex;
             assertThat(io.spawnOn(home, () -> completer(template)).join()).isEqualTo(loopThread(home));
             long remote = io.carrierStats().get(home).remoteWakeups();
             long local = io.carrierStats().get(home).localWakeups();
@@ -186,8 +186,10 @@ class LoopLettuceConnectionFactoryTest {
         assertThat(pool.getMaxTotal()).as("the application's own is untouched").isEqualTo(5);
     }
 
-    private GenericObjectPoolConfig<?> poolOf(int loop) {
-        return ((LettucePoolingClientConfiguration) factory.loopFactory(loop).getClientConfiguration()).getPoolConfig();
+    private GenericObjectPoolConfig<?> poolOf(int loopIndex) {
+        return ((LettucePoolingClientConfiguration)
+                        factory.loopFactory(loopIndex).getClientConfiguration())
+                .getPoolConfig();
     }
 
     @Test

@@ -61,7 +61,7 @@ public final class IOManagerLoopResources implements LoopResources {
     }
 
     /**
-     * The IOManager's loops, whose {@link #next()} is the caller's loop ({@link IOManager#currentLoop()}) where it
+     * The IOManager's loops, whose {@link #next()} is the caller's loop ({@link IOManager#currentLoopIndex()}) where it
      * has one and the group's next one elsewhere. An {@link IoEventLoopGroup}, so that Reactor Netty recognises the
      * transport of its loops. Shutting it down does nothing: the IOManager owns the loops.
      */
@@ -77,8 +77,8 @@ public final class IOManagerLoopResources implements LoopResources {
 
         @Override
         public IoEventLoop next() {
-            int loop = io.currentLoop();
-            return loop < 0 ? loops.next() : (IoEventLoop) io.eventLoop(loop);
+            int loopIndex = io.currentLoopIndex();
+            return loopIndex < 0 ? loops.next() : (IoEventLoop) io.eventLoop(loopIndex);
         }
 
         @Override

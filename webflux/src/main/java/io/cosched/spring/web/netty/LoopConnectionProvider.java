@@ -67,8 +67,8 @@ public final class LoopConnectionProvider implements ConnectionProvider {
 
     /** The pool of the calling loop or coroutine; the others' pool elsewhere. */
     ConnectionProvider poolOfCaller() {
-        int loop = io.currentLoop();
-        return loop < 0 ? others : loops[loop];
+        int loopIndex = io.currentLoopIndex();
+        return loopIndex < 0 ? others : loops[loopIndex];
     }
 
     /** Loop {@code index}'s pool. */

@@ -29,12 +29,12 @@ import reactor.core.scheduler.Schedulers;
  */
 final class CoroutineExchange extends ServerWebExchangeDecorator {
 
-    private final RequestCoroutine<?> coroutine;
+    private final InFlightRequest<?> coroutine;
     // made when first asked for, as most requests read no body, form or session (a race only makes an equal one twice)
     private @Nullable Scheduler into;
     private @Nullable CoroutineRequest request;
 
-    CoroutineExchange(ServerWebExchange exchange, RequestCoroutine<?> coroutine) {
+    CoroutineExchange(ServerWebExchange exchange, InFlightRequest<?> coroutine) {
         super(exchange);
         this.coroutine = coroutine;
     }
@@ -97,7 +97,7 @@ final class CoroutineExchange extends ServerWebExchangeDecorator {
             return getDelegate();
         }
 
-        RequestCoroutine<?> coroutine() {
+        InFlightRequest<?> coroutine() {
             return coroutine;
         }
     }

@@ -8,7 +8,7 @@ import reactor.core.publisher.Mono;
 
 /**
  * Spring's adapter for annotated handlers, which runs each handler the {@link CoroutineHandlerSelector}
- * picks as one {@link RequestCoroutine}: arguments, validation, the method and its exception handlers in
+ * picks as one {@link InFlightRequest}: arguments, validation, the method and its exception handlers in
  * the coroutine, the response written afterwards by the loop. A streamed answer is bound to the request
  * there, to be produced in the same coroutine. Every other handler is Spring's as before.
  */

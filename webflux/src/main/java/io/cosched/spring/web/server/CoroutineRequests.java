@@ -87,11 +87,11 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
     }
 
     /** {@link #run}, with the request itself in hand: for what streams its body or its response. */
-    <T> Mono<T> serve(ServerWebExchange exchange, Function<RequestCoroutine<T>, Mono<T>> handling) {
+    <T> Mono<T> serve(ServerWebExchange exchange, Function<InFlightRequest<T>, Mono<T>> handling) {
         return new Mono<T>() {
             @Override
             public void subscribe(CoreSubscriber<? super T> actual) {
-                new RequestCoroutine<>(services, policy, exchange, actual, handling, loopOf(exchange)).start();
+                new InFlightRequest<>(services, policy, exchange, actual, handling, loopOf(exchange)).start();
             }
         };
     }
@@ -117,7 +117,7 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
      */
     @Override
     public Publisher<?> stream(ServerWebExchange exchange, Object streamedAnswer) {
-        RequestCoroutine<?> request = exchange.getAttribute(FUNCTIONAL_REQUEST);
+        InFlightRequest<?> request = exchange.getAttribute(FUNCTIONAL_REQUEST);
         if (request == null) {
             return StreamingSupport.detached(streamedAnswer, exchange, io, policy.streams());
         }

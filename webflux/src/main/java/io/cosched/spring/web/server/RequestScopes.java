@@ -67,7 +67,7 @@ public final class RequestScopes implements ScopeHook {
     @Override
     public @Nullable Duration remainingTime() {
         return Coroutines.current()
-                .map(c -> c.attachment() instanceof RequestCoroutine<?> r ? r.remainingTime() : null)
+                .map(c -> c.attachment() instanceof InFlightRequest<?> r ? r.remainingTime() : null)
                 .orElse(null);
     }
 

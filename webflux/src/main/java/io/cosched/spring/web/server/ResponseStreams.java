@@ -37,7 +37,7 @@ final class ResponseStreams {
      * Binds a streamed answer to its coroutine request: the request produces it in its coroutine once the
      * outcome has gone to Spring. Called in the coroutine, with the handler's result.
      */
-    static HandlerResult bind(HandlerResult result, RequestCoroutine<?> request, ServerWebExchange exchange) {
+    static HandlerResult bind(HandlerResult result, InFlightRequest<?> request, ServerWebExchange exchange) {
         Object body = streamBody(result.getReturnValue());
         if (body != null) {
             ResponseStream<?> stream = create(body, request, exchange);

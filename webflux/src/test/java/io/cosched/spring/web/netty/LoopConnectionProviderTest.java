@@ -95,8 +95,8 @@ class LoopConnectionProviderTest {
 
     @Test
     void aCoroutineBlockingOnACallIsAnsweredOverItsOwnLoopsConnectionAndResumedByThatLoop() throws Exception {
-        for (int loop = 0; loop < 2; loop++) {
-            int home = loop;
+        for (int loopIndex = 0; loopIndex < 2; loopIndex++) {
+            int home = loopIndex;
             assertThat(io.spawnOn(home, this::replyThread).join()).isEqualTo(loopThread(home));
             assertThat(pools.pool(home).name()).isEqualTo("test-loop" + home);
             long remote = io.carrierStats().get(home).remoteWakeups();
@@ -123,12 +123,12 @@ class LoopConnectionProviderTest {
 
     @Test
     void aReactiveCallerOnALoopThreadKeepsItsConnectionsOnThatLoop() throws Exception {
-        for (int loop = 0; loop < 2; loop++) {
-            var thread = io.eventLoop(loop)
+        for (int loopIndex = 0; loopIndex < 2; loopIndex++) {
+            var thread = io.eventLoop(loopIndex)
                     .submit(() ->
                             call().map(s -> Thread.currentThread().getName()).toFuture())
                     .get(10, TimeUnit.SECONDS);
-            assertThat(thread.get(10, TimeUnit.SECONDS)).isEqualTo(loopThread(loop));
+            assertThat(thread.get(10, TimeUnit.SECONDS)).isEqualTo(loopThread(loopIndex));
         }
     }
 

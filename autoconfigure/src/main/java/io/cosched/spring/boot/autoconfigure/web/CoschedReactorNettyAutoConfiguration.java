@@ -1,7 +1,7 @@
 package io.cosched.spring.boot.autoconfigure.web;
 
 import io.cosched.IOManager;
-import io.cosched.net.LoopProgressHandler;
+import io.cosched.netty.LoopProgressHandler;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
 import io.cosched.spring.boot.autoconfigure.http.CoschedWebClientProperties;
 import io.cosched.spring.web.netty.GlobalLoops;

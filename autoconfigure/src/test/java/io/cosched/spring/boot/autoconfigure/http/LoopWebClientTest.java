@@ -84,8 +84,8 @@ class LoopWebClientTest {
                     .clientConnector(connector)
                     .baseUrl(stub.uri("/").toString())
                     .build();
-            for (int loop = 0; loop < 2; loop++) {
-                int home = loop;
+            for (int loopIndex = 0; loopIndex < 2; loopIndex++) {
+                int home = loopIndex;
                 assertThat(io.spawnOn(
                                         home,
                                         () -> web.get()

@@ -142,8 +142,8 @@ abstract class JdbcOnTheLoopContract {
             IOManager io = context.getBean(IOManager.class);
             JdbcClient jdbc = context.getBean(JdbcClient.class);
             LoopBoundDataSource bound = context.getBean(LoopBoundDataSource.class);
-            for (int loop = 0; loop < 2; loop++) {
-                int home = loop;
+            for (int loopIndex = 0; loopIndex < 2; loopIndex++) {
+                int home = loopIndex;
                 queries(io, jdbc, home, 5); // the pool opens its connections (on the Hikari thread)
                 long remote = io.carrierStats().get(home).remoteWakeups();
                 long local = io.carrierStats().get(home).localWakeups();
@@ -161,8 +161,8 @@ abstract class JdbcOnTheLoopContract {
         });
     }
 
-    private int queries(IOManager io, JdbcClient jdbc, int loop, int n) throws Exception {
-        return io.spawnOn(loop, () -> {
+    private int queries(IOManager io, JdbcClient jdbc, int loopIndex, int n) throws Exception {
+        return io.spawnOn(loopIndex, () -> {
                     int sum = 0;
                     for (int i = 1; i <= n; i++) {
                         sum += jdbc.sql(selectIntParameter())
@@ -188,11 +188,11 @@ abstract class JdbcOnTheLoopContract {
             queries(io, jdbc, 1, 3);
             context.pause();
             context.restart();
-            for (int loop = 0; loop < 2; loop++) {
-                long remote = io.carrierStats().get(loop).remoteWakeups();
-                assertThat(queries(io, jdbc, loop, 10)).isEqualTo(55);
-                assertThat(io.carrierStats().get(loop).remoteWakeups() - remote)
-                        .as("loop %d resumed its own queries", loop)
+            for (int loopIndex = 0; loopIndex < 2; loopIndex++) {
+                long remote = io.carrierStats().get(loopIndex).remoteWakeups();
+                assertThat(queries(io, jdbc, loopIndex, 10)).isEqualTo(55);
+                assertThat(io.carrierStats().get(loopIndex).remoteWakeups() - remote)
+                        .as("loop %d resumed its own queries", loopIndex)
                         .isZero();
             }
         });

@@ -102,13 +102,14 @@ class RedisOnTheLoopTest {
         });
     }
 
-    private static void assertStayedLocal(IOManager io, int loop, long remoteBefore, long localBefore, int atLeast) {
+    private static void assertStayedLocal(
+            IOManager io, int loopIndex, long remoteBefore, long localBefore, int atLeast) {
         if (carrierMode()) {
-            assertThat(io.carrierStats().get(loop).localWakeups() - localBefore)
-                    .as("loop %d", loop)
+            assertThat(io.carrierStats().get(loopIndex).localWakeups() - localBefore)
+                    .as("loop %d", loopIndex)
                     .isGreaterThanOrEqualTo(atLeast);
-            assertThat(io.carrierStats().get(loop).remoteWakeups() - remoteBefore)
-                    .as("loop %d", loop)
+            assertThat(io.carrierStats().get(loopIndex).remoteWakeups() - remoteBefore)
+                    .as("loop %d", loopIndex)
                     .isZero();
         }
     }
@@ -119,8 +120,8 @@ class RedisOnTheLoopTest {
      */
     private void assertEachLoopAnswersItsOwnCoroutines(IOManager io, StringRedisTemplate template, String key)
             throws Exception {
-        for (int loop = 0; loop < 2; loop++) {
-            int home = loop;
+        for (int loopIndex = 0; loopIndex < 2; loopIndex++) {
+            int home = loopIndex;
             assertThat(io.spawnOn(home, () -> replyThread(template)).join()).isEqualTo(loopThread(io, home));
             long remote = io.carrierStats().get(home).remoteWakeups();
             long local = io.carrierStats().get(home).localWakeups();
@@ -430,9 +431,9 @@ class RedisOnTheLoopTest {
         boolean previousClean = false;
         while (true) {
             int failuresBefore = load.failures();
-            for (int loop = 0; loop < 2; loop++) {
-                remote[loop] = io.carrierStats().get(loop).remoteWakeups();
-                local[loop] = io.carrierStats().get(loop).localWakeups();
+            for (int loopIndex = 0; loopIndex < 2; loopIndex++) {
+                remote[loopIndex] = io.carrierStats().get(loopIndex).remoteWakeups();
+                local[loopIndex] = io.carrierStats().get(loopIndex).localWakeups();
             }
             load.awaitMoreAnswers(20, Duration.ofSeconds(30));
             boolean clean = load.failures() == failuresBefore;

@@ -63,8 +63,8 @@ class WebClientOnTheLoopTest {
             assertThat(global.isInstalled()).isTrue();
             // what Spring Security's JWK set client and libraries' own clients are: Reactor Netty's global resources
             WebClient plain = WebClient.create();
-            for (int loop = 0; loop < 2; loop++) {
-                int home = loop;
+            for (int loopIndex = 0; loopIndex < 2; loopIndex++) {
+                int home = loopIndex;
                 // a new connection each (the global pool's idle connections are shared by the loops): opened on the
                 // caller's
                 String answeredOn = io.eventLoop(home)
@@ -103,8 +103,8 @@ class WebClientOnTheLoopTest {
             WebClient web = WebClient.builder()
                     .clientConnector(context.getBean(ClientHttpConnector.class))
                     .build();
-            for (int loop = 0; loop < 2; loop++) {
-                int home = loop;
+            for (int loopIndex = 0; loopIndex < 2; loopIndex++) {
+                int home = loopIndex;
                 io.spawnOn(
                                 home,
                                 () -> web.get()

@@ -66,8 +66,8 @@ public final class LoopClientHttpConnector implements ClientHttpConnector, AutoC
 
     /** The home loop of the calling coroutine (or of a virtual thread one started); -1 for a loop thread or any other thread. */
     private int coroutineLoop() {
-        int loop = ioManager.currentLoop();
-        return loop >= 0 && !ioManager.eventLoop(loop).inEventLoop() ? loop : -1;
+        int loopIndex = ioManager.currentLoopIndex();
+        return loopIndex >= 0 && !ioManager.eventLoop(loopIndex).inEventLoop() ? loopIndex : -1;
     }
 
     /**
@@ -99,12 +99,12 @@ public final class LoopClientHttpConnector implements ClientHttpConnector, AutoC
 
         @Override
         public void subscribe(CoreSubscriber<? super ClientHttpResponse> actual) {
-            int loop = coroutineLoop();
-            if (loop < 0) {
+            int loopIndex = coroutineLoop();
+            if (loopIndex < 0) {
                 fallback.connect(method, uri, requestCallback).subscribe(actual);
                 return;
             }
-            Call call = new Call(actual, method, uri, loop);
+            Call call = new Call(actual, method, uri, loopIndex);
             actual.onSubscribe(call);
             LoopClientHttpRequest request = LoopClientHttpRequest.of(method, uri, call);
             Mono<Void> written;
@@ -125,17 +125,17 @@ public final class LoopClientHttpConnector implements ClientHttpConnector, AutoC
     final class Call extends Operators.MonoSubscriber<ClientHttpResponse, ClientHttpResponse> {
         private final HttpMethod method;
         private final URI uri;
-        private final int loop;
+        private final int loopIndex;
         private volatile @Nullable LoopExchange exchange;
         private volatile @Nullable Disposable handedOver; // the wrapped connector's call, if it has one
         private volatile boolean responded;
         private @Nullable LoopClientHttpResponse response; // confined to the loop
 
-        Call(CoreSubscriber<? super ClientHttpResponse> actual, HttpMethod method, URI uri, int loop) {
+        Call(CoreSubscriber<? super ClientHttpResponse> actual, HttpMethod method, URI uri, int loopIndex) {
             super(actual);
             this.method = method;
             this.uri = uri;
-            this.loop = loop;
+            this.loopIndex = loopIndex;
         }
 
         /** The request is written: it goes out on the calling coroutine's loop. */
@@ -146,7 +146,7 @@ public final class LoopClientHttpConnector implements ClientHttpConnector, AutoC
             LoopExchange e;
             try {
                 e = client.start(
-                        loop,
+                        loopIndex,
                         io.netty.handler.codec.http.HttpMethod.valueOf(method.name()),
                         uri,
                         headers,
@@ -250,7 +250,7 @@ public final class LoopClientHttpConnector implements ClientHttpConnector, AutoC
 
         @Override
         public String toString() {
-            return "LoopClientHttpConnector.Call[" + method + " " + uri + ", loop " + loop + "]";
+            return "LoopClientHttpConnector.Call[" + method + " " + uri + ", loop " + loopIndex + "]";
         }
     }
 }

@@ -50,7 +50,7 @@ final class LoopClientHttpResponse implements ClientHttpResponse {
 
     @Override
     public String getId() {
-        return "loop" + exchange.loop() + "-" + Integer.toHexString(System.identityHashCode(exchange));
+        return "loop" + exchange.loopIndex() + "-" + Integer.toHexString(System.identityHashCode(exchange));
     }
 
     @Override

@@ -1,4 +1,4 @@
-package io.cosched.net;
+package io.cosched.netty;
 
 import io.cosched.internal.CoroutineImpl;
 import io.cosched.internal.Waits;
@@ -16,9 +16,9 @@ import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 
 /** Blocking steps on Netty channels for code in coroutines (or any thread): connect, wait for a future. */
-public final class LoopChannels {
+public final class NettyBlocking {
 
-    private LoopChannels() {}
+    private NettyBlocking() {}
 
     /**
      * Connects {@code bootstrap} (its loop, channel type, handler and options set, including

@@ -1,4 +1,4 @@
-package io.cosched.net;
+package io.cosched.netty;
 
 import io.cosched.internal.Carrier;
 import io.netty.channel.ChannelHandler;

@@ -53,7 +53,7 @@ import reactor.util.context.Context;
  * the moment it begins to stream, the deadline no longer applies; the stream's idle limit and
  * max-duration do.
  */
-final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Executor, Runnable, StreamRequest {
+final class InFlightRequest<T> implements CoreSubscriber<T>, Subscription, Executor, Runnable, StreamRequest {
 
     // outcome states towards Spring: the outcome goes out once, when both it and a request are there
     private static final int REQUESTED = 1;
@@ -64,11 +64,11 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
     private static final int DELIVERED = REQUESTED | HAS_VALUE;
 
     private static final VarHandle STATE;
-    private static final Log LOG = LogFactory.getLog(RequestCoroutine.class);
+    private static final Log LOG = LogFactory.getLog(InFlightRequest.class);
 
     static {
         try {
-            STATE = MethodHandles.lookup().findVarHandle(RequestCoroutine.class, "state", int.class);
+            STATE = MethodHandles.lookup().findVarHandle(InFlightRequest.class, "state", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -78,7 +78,7 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
     private final RequestPolicy policy;
     private final ServerWebExchange exchange; // for the log line of a cancelled request
     private final CoreSubscriber<? super T> actual;
-    private final Function<RequestCoroutine<T>, Mono<T>> handling;
+    private final Function<InFlightRequest<T>, Mono<T>> handling;
     // where the coroutine runs and the outcome goes; null: where the IOManager places it, outcome
     // straight from the coroutine
     private final CoroutineRequests.@Nullable Loop loop;
@@ -104,12 +104,12 @@ final class RequestCoroutine<T> implements CoreSubscriber<T>, Subscription, Exec
     private @Nullable Throwable error;
     private @Nullable Subscription upstream;
 
-    RequestCoroutine(
+    InFlightRequest(
             RequestServices services,
             RequestPolicy policy,
             ServerWebExchange exchange,
             CoreSubscriber<? super T> actual,
-            Function<RequestCoroutine<T>, Mono<T>> handling,
+            Function<InFlightRequest<T>, Mono<T>> handling,
             CoroutineRequests.@Nullable Loop loop) {
         this.services = services;
         this.policy = policy;

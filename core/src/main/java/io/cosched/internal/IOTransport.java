@@ -7,7 +7,7 @@ import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.socket.SocketChannel;
 
 /** One I/O transport for the event loops; {@link #select} decides once per IOManager. */
-interface IoTransport {
+interface IOTransport {
 
     /** {@code EPOLL} or {@code NIO}, never {@code AUTO}. */
     Transport kind();
@@ -17,7 +17,7 @@ interface IoTransport {
     /** Client TCP channels of this transport, for connections opened on the loops. */
     ChannelFactory<? extends SocketChannel> socketChannelFactory();
 
-    static IoTransport select(Transport requested) {
+    static IOTransport select(Transport requested) {
         return switch (requested) {
             case NIO -> new NioTransport();
             case EPOLL -> {

@@ -1,4 +1,4 @@
-package io.cosched.net;
+package io.cosched.netty;
 
 import io.cosched.internal.CoroutineImpl;
 import io.cosched.internal.Deadline;
@@ -26,7 +26,7 @@ import org.jspecify.annotations.Nullable;
  * parks and frees its carrier; a platform thread blocks.
  *
  * <p>When the reader is a coroutine homed on the channel's own loop (see
- * {@link io.cosched.IOManager#loopForCaller()}), the loop thread that read the bytes is the thread
+ * {@link io.cosched.IOManager#loopIndexForCaller()}), the loop thread that read the bytes is the thread
  * that resumes it, and a time limit is a timer of that loop: no other thread takes part in the
  * wait. That is the point of opening connections on the loops instead of using JDK sockets, whose
  * waits end on the JDK's poller threads.
@@ -39,13 +39,13 @@ import org.jspecify.annotations.Nullable;
  * <p>Messages taken are the reader's to release; {@link #discard()} releases what was never taken.
  *
  * <p>An interrupted reader closes the channel, as an interruptible JDK channel does, unless the inbox
- * was made to leave it open ({@link #ChannelInbox(int, int, boolean)}): then the reader gets an
+ * was made to leave it open ({@link #NettyInbox(int, int, boolean)}): then the reader gets an
  * {@link InterruptedIOException} and decides itself, for instance to {@link #drain} the rest of a
  * response on the loop and keep the connection.
  *
  * <p>Most of its length is the contract of its public methods, written out for callers outside cosched.
  */
-public final class ChannelInbox extends ChannelInboundHandlerAdapter {
+public final class NettyInbox extends ChannelInboundHandlerAdapter {
 
     /** Default: stop reading above 256 KiB queued, read again at 64 KiB. */
     public static final int DEFAULT_HIGH_WATER = 256 * 1024;
@@ -75,7 +75,7 @@ public final class ChannelInbox extends ChannelInboundHandlerAdapter {
     private @Nullable Runnable drained;
     private @Nullable Runnable listener; // set while a reader on the loop is told instead of woken
 
-    public ChannelInbox() {
+    public NettyInbox() {
         this(DEFAULT_HIGH_WATER, DEFAULT_LOW_WATER);
     }
 
@@ -83,7 +83,7 @@ public final class ChannelInbox extends ChannelInboundHandlerAdapter {
      * @param highWater bytes queued above which the channel stops reading ({@code > 0})
      * @param lowWater  bytes queued at or below which it reads again ({@code 0 <= lowWater < highWater})
      */
-    public ChannelInbox(int highWater, int lowWater) {
+    public NettyInbox(int highWater, int lowWater) {
         this(highWater, lowWater, true);
     }
 
@@ -93,7 +93,7 @@ public final class ChannelInbox extends ChannelInboundHandlerAdapter {
      * @param closeOnInterrupt whether an interrupted reader or writer closes the channel (as a JDK channel
      *                         does) or gets an {@link InterruptedIOException} with the channel left open
      */
-    public ChannelInbox(int highWater, int lowWater, boolean closeOnInterrupt) {
+    public NettyInbox(int highWater, int lowWater, boolean closeOnInterrupt) {
         this.closeOnInterrupt = closeOnInterrupt;
         if (highWater <= 0) {
             throw new IllegalArgumentException("highWater: " + highWater + " (expected: > 0)");

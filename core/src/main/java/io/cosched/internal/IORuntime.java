@@ -17,11 +17,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 /** The {@link IOManager}: carriers that are Netty event loops. */
-public final class IoRuntime extends CoroutineRuntime implements IOManager {
+public final class IORuntime extends CoroutineRuntime implements IOManager {
 
     // The running IOManagers in start order, for code that cannot be handed one: Coroutines.go on a
     // plain thread, a socket factory that a driver instantiates by class name.
-    private static final CopyOnWriteArrayList<IoRuntime> RUNNING_MANAGERS = new CopyOnWriteArrayList<>();
+    private static final CopyOnWriteArrayList<IORuntime> RUNNING_MANAGERS = new CopyOnWriteArrayList<>();
 
     /** How long stop waits for the loops to terminate once the coroutines are gone. */
     private static final long LOOP_TERMINATION_NANOS = TimeUnit.SECONDS.toNanos(10);
@@ -33,21 +33,21 @@ public final class IoRuntime extends CoroutineRuntime implements IOManager {
     private final String key = name() + "#" + INSTANCES.incrementAndGet();
     private final LoopCarrier[] carriers;
     private final CarrierEventLoopGroup group;
-    private final IoTransport transport;
-    private final IoTimerManager timerManager;
+    private final IOTransport transport;
+    private final IOTimerManager timerManager;
     private final AtomicInteger roundRobin = new AtomicInteger();
     private final boolean daemon;
     private boolean carriersClosed; // guarded by this
     private @Nullable EventLoopGroup acceptor; // guarded by this; made on first use
 
-    public IoRuntime(RuntimeSettings settings) {
+    public IORuntime(RuntimeSettings settings) {
         this(settings, Ticker.SYSTEM);
     }
 
     /** With the clock of the timers and the loop chooser given: tests drive it. */
-    IoRuntime(RuntimeSettings settings, Ticker ticker) {
+    IORuntime(RuntimeSettings settings, Ticker ticker) {
         super(settings, ticker);
-        this.transport = IoTransport.select(settings.transport());
+        this.transport = IOTransport.select(settings.transport());
         this.daemon = settings.daemon();
         this.carriers = new LoopCarrier[settings.threads()];
         for (int i = 0; i < carriers.length; i++) {
@@ -57,7 +57,7 @@ public final class IoRuntime extends CoroutineRuntime implements IOManager {
                 carriers, this.transport.handlerFactory(), settings.stallThresholdNanos(), ticker);
         // Should anyone else shut the group down, nothing queued on it may be lost.
         this.group.terminationFuture().addListener(f -> closeCarriers());
-        this.timerManager = new IoTimerManager(this);
+        this.timerManager = new IOTimerManager(this);
     }
 
     /**
@@ -65,7 +65,7 @@ public final class IoRuntime extends CoroutineRuntime implements IOManager {
      * is still running, else a shared daemon one started on first use and never stopped.
      */
     public static IOManager defaultInstance() {
-        for (IoRuntime io : RUNNING_MANAGERS) { // a snapshot: the first in start order
+        for (IORuntime io : RUNNING_MANAGERS) { // a snapshot: the first in start order
             return io;
         }
         return Shared.INSTANCE;
@@ -76,7 +76,7 @@ public final class IoRuntime extends CoroutineRuntime implements IOManager {
      * is, if any.
      */
     public static Optional<IOManager> running(String name) {
-        for (IoRuntime io : RUNNING_MANAGERS) {
+        for (IORuntime io : RUNNING_MANAGERS) {
             if (io.name.equals(name) || io.key.equals(name)) {
                 return Optional.of(io);
             }
@@ -128,7 +128,7 @@ public final class IoRuntime extends CoroutineRuntime implements IOManager {
     }
 
     @Override
-    public IoTimerManager timers() {
+    public IOTimerManager timers() {
         return timerManager;
     }
 
@@ -198,7 +198,7 @@ public final class IoRuntime extends CoroutineRuntime implements IOManager {
      * @throws IllegalStateException on the loop thread of an IOManager with a single loop
      */
     @Override
-    public int loopForCaller() {
+    public int loopIndexForCaller() {
         CoroutineImpl<?> ctx = CoroutineImpl.currentContext();
         if (ctx != null && ctx.home instanceof LoopCarrier lc && lc.runtime == this) {
             return lc.index;
@@ -217,7 +217,7 @@ public final class IoRuntime extends CoroutineRuntime implements IOManager {
     }
 
     @Override
-    public int currentLoop() {
+    public int currentLoopIndex() {
         LoopCarrier local = callersLoop();
         return local != null ? local.index : -1;
     }
@@ -349,10 +349,10 @@ public final class IoRuntime extends CoroutineRuntime implements IOManager {
     }
 
     private static final class Shared {
-        static final IoRuntime INSTANCE = create();
+        static final IORuntime INSTANCE = create();
 
-        private static IoRuntime create() {
-            IoRuntime io = (IoRuntime)
+        private static IORuntime create() {
+            IORuntime io = (IORuntime)
                     IOManager.builder().name("cosched-go").daemon(true).build(); // the builder's defaults
             io.startLoops(); // not listed as running: any IOManager a user starts comes first
             return io;

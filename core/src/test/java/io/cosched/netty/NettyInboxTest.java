@@ -1,4 +1,4 @@
-package io.cosched.net;
+package io.cosched.netty;
 
 import static io.cosched.TestSupport.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Timeout;
 
 /** The inbox's drain (the rest of a reply thrown away on the loop) and an interrupt that leaves the channel open. */
 @Timeout(60)
-class ChannelInboxTest {
+class NettyInboxTest {
 
     private IOManager io;
 
@@ -56,12 +56,12 @@ class ChannelInboxTest {
 
     @Test
     void aDrainReleasesWhatIsQueuedAndWhatArrivesUntilTheLastMessageThenRunsOnce() {
-        ChannelInbox inbox = new ChannelInbox();
+        NettyInbox inbox = new NettyInbox();
         EmbeddedChannel ch = new EmbeddedChannel(inbox);
         List<ByteBuf> sent = new ArrayList<>(List.of(text("a"), text("b"), text("c"), text("end")));
         ch.writeInbound(sent.get(0), sent.get(1));
         AtomicInteger drained = new AtomicInteger();
-        inbox.drain(ChannelInboxTest::isEnd, drained::incrementAndGet);
+        inbox.drain(NettyInboxTest::isEnd, drained::incrementAndGet);
         assertThat(inbox.isDraining()).isTrue();
         assertThat(inbox.isEmpty()).isTrue();
         ch.writeInbound(sent.get(2));
@@ -79,11 +79,11 @@ class ChannelInboxTest {
 
     @Test
     void whenTheLastMessageIsQueuedAlreadyTheDrainEndsAtOnceOnTheCaller() {
-        ChannelInbox inbox = new ChannelInbox();
+        NettyInbox inbox = new NettyInbox();
         EmbeddedChannel ch = new EmbeddedChannel(inbox);
         ch.writeInbound(text("a"), text("end"));
         AtomicInteger drained = new AtomicInteger();
-        inbox.drain(ChannelInboxTest::isEnd, drained::incrementAndGet);
+        inbox.drain(NettyInboxTest::isEnd, drained::incrementAndGet);
         assertThat(drained.get()).isEqualTo(1);
         assertThat(inbox.isDraining()).isFalse();
         assertThat(inbox.isEmpty()).isTrue();
@@ -91,10 +91,10 @@ class ChannelInboxTest {
 
     @Test
     void anInputThatEndsBeforeTheLastMessageNeverRunsTheDrained() {
-        ChannelInbox inbox = new ChannelInbox();
+        NettyInbox inbox = new NettyInbox();
         EmbeddedChannel ch = new EmbeddedChannel(inbox);
         AtomicInteger drained = new AtomicInteger();
-        inbox.drain(ChannelInboxTest::isEnd, drained::incrementAndGet);
+        inbox.drain(NettyInboxTest::isEnd, drained::incrementAndGet);
         ByteBuf a = text("a");
         ch.writeInbound(a);
         assertThat(a.refCnt()).isZero();
@@ -114,9 +114,8 @@ class ChannelInboxTest {
                     // the test sees it from its side
                 }
             });
-            ChannelInbox inbox =
-                    new ChannelInbox(ChannelInbox.DEFAULT_HIGH_WATER, ChannelInbox.DEFAULT_LOW_WATER, false);
-            Channel ch = LoopChannels.connect(
+            NettyInbox inbox = new NettyInbox(NettyInbox.DEFAULT_HIGH_WATER, NettyInbox.DEFAULT_LOW_WATER, false);
+            Channel ch = NettyBlocking.connect(
                     io.bootstrap(0).handler(inbox),
                     new InetSocketAddress(InetAddress.getLoopbackAddress(), server.getLocalPort()),
                     null);

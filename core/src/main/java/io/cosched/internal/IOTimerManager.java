@@ -7,12 +7,12 @@ import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** An IOManager's timers: one {@link LoopTimers} per loop, chosen by who is asking. */
-final class IoTimerManager implements TimerManager {
+final class IOTimerManager implements TimerManager {
 
-    private final IoRuntime runtime;
+    private final IORuntime runtime;
     private final AtomicInteger roundRobin = new AtomicInteger();
 
-    IoTimerManager(IoRuntime runtime) {
+    IOTimerManager(IORuntime runtime) {
         this.runtime = runtime;
     }
 

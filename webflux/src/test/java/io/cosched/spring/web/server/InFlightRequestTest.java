@@ -34,7 +34,7 @@ import reactor.core.publisher.Mono;
  * held until the handler's code has returned, whichever way the request ends.
  */
 @Timeout(30)
-class RequestCoroutineTest {
+class InFlightRequestTest {
 
     private static final Duration WAIT = Duration.ofSeconds(10);
 
