@@ -1,5 +1,6 @@
 package io.cosched.jdbc;
 
+import com.zaxxer.hikari.HikariDataSource;
 import io.cosched.Coroutines;
 import io.cosched.Shield;
 import io.cosched.Timer;
@@ -58,6 +59,7 @@ final class BorrowedConnection implements Connection {
     // Hikari's, once it has lent one: the borrower only ever sees it set; a cancel that comes earlier finds
     // none and has no statement of ours to cancel
     private volatile @Nullable Connection connection;
+    private final HikariDataSource pool; // the loop's pool the connection comes from
     private final LoopGate gate;
     private final StatementCanceller canceller;
     private final Shield shield;
@@ -67,12 +69,16 @@ final class BorrowedConnection implements Connection {
 
     private volatile @Nullable Timer cancelTimer;
     private volatile @Nullable CompletableFuture<Void> cancelDone;
+    // A cancel came while Hikari was still finding the connection: lend() schedules it again, so that the
+    // interrupted borrower's statement is cancelled like any other
+    private volatile boolean cancelMissed;
 
     /**
      * Takes over the turn in {@code gate} and opens the calling coroutine's shield, before HikariCP is asked
      * for the connection: Hikari may check an idle connection with a query before it lends it.
      */
-    BorrowedConnection(LoopGate gate, StatementCanceller canceller) {
+    BorrowedConnection(HikariDataSource pool, LoopGate gate, StatementCanceller canceller) {
+        this.pool = pool;
         this.gate = gate;
         this.canceller = canceller;
         this.shield = Coroutines.shield(this::interrupted);
@@ -81,6 +87,10 @@ final class BorrowedConnection implements Connection {
     /** Hikari lent {@code c}: this borrow is the borrower's connection now. */
     BorrowedConnection lend(Connection c) {
         this.connection = c;
+        if (cancelMissed) { // read after the write above: a cancel either sees the connection or is scheduled again
+            cancelMissed = false;
+            cancelTimer = canceller.schedule(this::cancelStatement);
+        }
         return this;
     }
 
@@ -92,11 +102,6 @@ final class BorrowedConnection implements Connection {
         }
         STATE.setVolatile(this, RETURNED);
         giveBack();
-    }
-
-    /** Hikari's connection behind {@code c}, or {@code c} itself. */
-    static Connection unwrapBorrowed(Connection c) {
-        return c instanceof BorrowedConnection b && b.connection != null ? b.connection : c;
     }
 
     /** Hikari's connection: {@link #lend} sets it before the borrower gets this borrow, so its calls all find it. */
@@ -122,8 +127,10 @@ final class BorrowedConnection implements Connection {
             return; // returned: the connection may be someone else's by now
         }
         try {
+            cancelMissed = true; // written before the read below: lend() sees it if this sees no connection
             Connection c = connection;
-            if (c != null) { // else Hikari is still finding one: there is no statement of ours to cancel
+            if (c != null) {
+                cancelMissed = false;
                 canceller.cancel(c);
             }
         } finally {
@@ -146,11 +153,28 @@ final class BorrowedConnection implements Connection {
     @Override
     public void abort(Executor executor) throws SQLException {
         if (end()) {
+            Connection c = lent();
             try {
-                lent().abort(executor);
+                c.abort(executor);
             } finally {
+                // Hikari's abort reaches only the driver's connection, and its entry goes back to the pool only on
+                // close: evicted first (by its owner: at once), the entry leaves the pool and the close returns nothing
+                pool.evictConnection(c);
+                try {
+                    c.close();
+                } catch (SQLException aborted) {
+                    // the aborted connection's own complaint; Hikari has let it go already
+                }
                 giveBack();
             }
+        }
+    }
+
+    /** Evicts the connection from the pool it came from: at once while it is lent, else when it comes back. */
+    void evict() {
+        Connection c = connection;
+        if (c != null) {
+            pool.evictConnection(c);
         }
     }
 

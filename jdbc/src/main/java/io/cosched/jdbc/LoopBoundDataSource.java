@@ -216,7 +216,7 @@ public class LoopBoundDataSource extends HikariDataSource {
         Duration timeout = Duration.ofMillis(pool.getConnectionTimeout());
         gate.enter(timeout);
         // Shielded from here: HikariCP may check an idle connection (a query) before it hands it out.
-        BorrowedConnection borrow = new BorrowedConnection(gate, canceller);
+        BorrowedConnection borrow = new BorrowedConnection(pool, gate, canceller);
         if (Thread.currentThread().isInterrupted()) {
             // interrupted between the check above and the shield (while the turn was handed over, say): from here
             // on an interrupt would wait for the shield, but this one is set already and would break the connection
@@ -283,20 +283,15 @@ public class LoopBoundDataSource extends HikariDataSource {
     }
 
     /**
-     * Evicts {@code connection} through the pool of the caller's loop, which is the pool it came from
-     * when the code that borrowed it evicts it. From another loop, Hikari marks it evicted and its own
-     * pool closes it when it is returned.
+     * Evicts {@code connection} from the pool of the loop it came from, whichever thread asks: at once while it
+     * is lent (its close then returns nothing), else when it next comes back. A connection this data source did
+     * not lend belongs to none of its pools and is left alone, as HikariCP leaves one it did not make.
      */
     @Override
     public void evictConnection(Connection connection) {
-        HikariDataSource[] all = poolsOrNone();
-        int i;
-        try {
-            i = io.loopIndexForCaller();
-        } catch (IllegalStateException e) {
-            i = 0;
+        if (connection instanceof BorrowedConnection borrowed) {
+            borrowed.evict();
         }
-        all[i].evictConnection(BorrowedConnection.unwrapBorrowed(connection));
     }
 
     /** The loops' pools report to {@code metricsTrackerFactory}, each under its own name. */
