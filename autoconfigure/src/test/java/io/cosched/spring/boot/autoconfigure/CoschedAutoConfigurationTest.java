@@ -9,7 +9,6 @@ import io.cosched.Scheduler;
 import io.cosched.Transport;
 import io.cosched.http.client.LoopHttpClient;
 import io.cosched.jdbc.LoopBoundDataSource;
-import io.cosched.spring.boot.autoconfigure.actuate.CoschedEndpointAutoConfiguration;
 import io.cosched.spring.boot.autoconfigure.http.CoschedHttpClientProperties;
 import io.cosched.spring.boot.autoconfigure.jdbc.CoschedJdbcProperties;
 import io.cosched.spring.boot.autoconfigure.security.CoschedSecurityProperties;
@@ -280,28 +279,6 @@ class CoschedAutoConfigurationTest {
                         "cosched.io.name=nowd-io", "cosched.scheduler.name=nowd-pool", "cosched.stall.threshold=0")
                 .run(context -> assertThat(threadNames())
                         .doesNotContain("cosched-watchdog-nowd-io", "cosched-watchdog-nowd-pool"));
-    }
-
-    @Test
-    void theDumpPropertyMakesTheSchedulersTrackTheirCoroutinesWhenTheEndpointIsExposed() {
-        ApplicationContextRunner withEndpoint = runner.withConfiguration(
-                        AutoConfigurations.of(CoschedEndpointAutoConfiguration.class))
-                .withPropertyValues("management.endpoints.web.exposure.include=cosched");
-        withEndpoint.run(context -> assertThatThrownBy(
-                        () -> context.getBean(IOManager.class).coroutines())
-                .isInstanceOf(IllegalStateException.class));
-        withEndpoint
-                .withPropertyValues("management.endpoint.cosched.dump.enabled=true")
-                .run(context -> {
-                    assertThat(context.getBean(IOManager.class).coroutines()).isEmpty();
-                    assertThat(context.getBean(PoolScheduler.class).coroutines())
-                            .isEmpty();
-                });
-        // the setting belongs to the endpoint: without it, nobody reads a dump and nothing is tracked
-        runner.withPropertyValues("management.endpoint.cosched.dump.enabled=true")
-                .run(context -> assertThatThrownBy(
-                                () -> context.getBean(IOManager.class).coroutines())
-                        .isInstanceOf(IllegalStateException.class));
     }
 
     private static void assertStartupFails(CapturedOutput output, String property, String... expected) {

@@ -31,6 +31,7 @@ import org.springframework.context.annotation.Bean;
         })
 @ConditionalOnClass({ClientHttpRequestFactoryBuilder.class, LoopClientHttpRequestFactory.class})
 @ConditionalOnBean(IOManager.class)
+@ConditionalOnBooleanProperty(name = "cosched.enabled", matchIfMissing = true)
 @ConditionalOnBooleanProperty(name = "cosched.http.client.enabled", matchIfMissing = true)
 // an explicit choice of factory is the user's to make
 @ConditionalOnExpression("'${spring.http.clients.imperative.factory:}'.isEmpty()")

@@ -25,6 +25,7 @@ import reactor.core.publisher.Mono;
 @AutoConfiguration(after = CoschedAutoConfiguration.class)
 @ConditionalOnClass({ReactorClientHttpConnectorBuilder.class, LoopClientHttpConnector.class, Mono.class})
 @ConditionalOnBean(IOManager.class)
+@ConditionalOnBooleanProperty(name = "cosched.enabled", matchIfMissing = true)
 @ConditionalOnBooleanProperty(
         prefix = "cosched.web-client",
         name = {"enabled", "loop-client"},

@@ -31,6 +31,7 @@ import org.springframework.core.annotation.Order;
 @AutoConfiguration(after = CoschedAutoConfiguration.class)
 @ConditionalOnClass({HikariDataSource.class, LoopBoundDataSource.class})
 @ConditionalOnBean(IOManager.class)
+@ConditionalOnBooleanProperty(name = "cosched.enabled", matchIfMissing = true)
 @ConditionalOnBooleanProperty(name = "cosched.jdbc.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(CoschedJdbcProperties.class)
 public final class CoschedJdbcAutoConfiguration {

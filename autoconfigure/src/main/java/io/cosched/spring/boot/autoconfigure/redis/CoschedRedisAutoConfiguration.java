@@ -21,6 +21,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 @AutoConfiguration(after = CoschedAutoConfiguration.class)
 @ConditionalOnClass({LettuceConnectionFactory.class, LoopLettuceConnectionFactory.class})
 @ConditionalOnBean(IOManager.class)
+@ConditionalOnBooleanProperty(name = "cosched.enabled", matchIfMissing = true)
 @ConditionalOnBooleanProperty(name = "cosched.redis.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(CoschedRedisProperties.class)
 public final class CoschedRedisAutoConfiguration {

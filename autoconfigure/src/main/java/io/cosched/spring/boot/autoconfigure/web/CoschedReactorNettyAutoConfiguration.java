@@ -39,6 +39,7 @@ import reactor.netty.resources.LoopResources;
         })
 @ConditionalOnClass({ReactorResourceFactory.class, LoopResources.class})
 @ConditionalOnBean(IOManager.class)
+@ConditionalOnBooleanProperty(name = "cosched.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(CoschedWebClientProperties.class)
 public final class CoschedReactorNettyAutoConfiguration {
 

@@ -143,6 +143,7 @@ public final class CoschedWebFluxAutoConfiguration {
 
     @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
     @ConditionalOnBean(IOManager.class)
+    @ConditionalOnBooleanProperty(name = "cosched.enabled", matchIfMissing = true)
     @Conditional(OnCoroutineHandlersCondition.class)
     static final class CoroutineHandlerConfiguration {
 
