@@ -14,6 +14,8 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.webflux.autoconfigure.WebFluxRegistrations;
 import org.springframework.context.annotation.Bean;
@@ -25,9 +27,12 @@ import org.springframework.web.reactive.result.method.annotation.RequestMappingH
 import org.springframework.web.server.WebExceptionHandler;
 import reactor.core.scheduler.Schedulers;
 
-/** The web beans: what exists in each mode, and that each backs off for the application's own. */
+/**
+ * The WebFlux integration's beans: what exists in each mode, that each backs off for the application's own, and
+ * that nothing is applied outside a reactive web application. The server's loops: CoschedReactorNettyAutoConfigurationTest.
+ */
 @Timeout(60)
-class CoschedWebAutoConfigurationTest {
+class CoschedWebFluxAutoConfigurationTest {
 
     private final ReactiveWebApplicationContextRunner runner = new ReactiveWebApplicationContextRunner()
             .withPropertyValues("cosched.io.threads=1", "cosched.scheduler.threads=1")
@@ -86,14 +91,6 @@ class CoschedWebAutoConfigurationTest {
                         .getFailure()
                         .hasStackTraceContaining(
                                 "cosched.web.readiness.accept-below: 0.5 (expected: > 0 and <= its refuse-at, 0.1)"));
-    }
-
-    @Test
-    void backsOffWhenTheApplicationDefinesItsOwnReactorResourceFactory() {
-        ReactorResourceFactory own = new ReactorResourceFactory();
-        runner.withBean("myResources", ReactorResourceFactory.class, () -> own)
-                .run(context -> assertThat(context.getBean(ReactorResourceFactory.class))
-                        .isSameAs(own));
     }
 
     @Test
@@ -160,5 +157,46 @@ class CoschedWebAutoConfigurationTest {
                     .doesNotHaveBean(ReactorResourceFactory.class)
                     .doesNotHaveBean(CoroutineRequests.class);
         });
+    }
+
+    @Test
+    void appliesNothingWithoutSpringWebFlux() {
+        runner.withClassLoader(new FilteredClassLoader(WebFluxConfigurer.class))
+                .run(context -> assertThat(context)
+                        .doesNotHaveBean(CoroutineRequests.class)
+                        .doesNotHaveBean(CoroutineHandlers.class)
+                        .doesNotHaveBean(StreamingSupport.class));
+    }
+
+    @Test
+    void appliesNothingWithoutReactorsSchedulers() {
+        // the fallback helper runs handlers on Reactor's boundedElastic: without Reactor there is nothing to offer
+        runner.withClassLoader(new FilteredClassLoader(Schedulers.class))
+                .run(context -> assertThat(context)
+                        .doesNotHaveBean(CoroutineRequests.class)
+                        .doesNotHaveBean(CoroutineHandlers.class));
+    }
+
+    @Test
+    void appliesNothingInAnApplicationThatIsNotReactive() {
+        new ApplicationContextRunner()
+                .withPropertyValues("cosched.io.threads=1", "cosched.scheduler.threads=1")
+                .withConfiguration(
+                        AutoConfigurations.of(CoschedAutoConfiguration.class, CoschedWebFluxAutoConfiguration.class))
+                .run(context -> assertThat(context)
+                        .hasSingleBean(IOManager.class)
+                        .doesNotHaveBean(CoroutineRequests.class)
+                        .doesNotHaveBean(CoroutineHandlers.class));
+    }
+
+    @Test
+    void runsNoCoroutineHandlersWhenCoschedIsDisabledEvenBesideTheApplicationsOwnIOManager() {
+        runner.withPropertyValues("cosched.enabled=false")
+                .withBean(
+                        IOManager.class,
+                        () -> IOManager.builder().name("own").threads(1).build())
+                .run(context -> assertThat(context)
+                        .hasSingleBean(CoroutineHandlers.class)
+                        .doesNotHaveBean(CoroutineRequests.class));
     }
 }
