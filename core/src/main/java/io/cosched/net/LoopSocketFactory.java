@@ -89,8 +89,8 @@ public class LoopSocketFactory extends SocketFactory {
     public LoopSocketFactory(IOManager io, int loopIndex) {
         this.io = Objects.requireNonNull(io, "io: null (expected: the IOManager whose loops carry the sockets)");
         if (loopIndex < -1 || loopIndex >= io.threads()) {
-            throw new IllegalArgumentException(
-                    "loop: " + loopIndex + " (expected: -1 for the caller's loop, or 0.." + (io.threads() - 1) + ")");
+            throw new IllegalArgumentException("loopIndex: " + loopIndex
+                    + " (expected: -1 for the caller's loop, or 0.." + (io.threads() - 1) + ")");
         }
         this.ioName = io.name();
         this.loopIndex = loopIndex;

@@ -486,7 +486,7 @@ class LoopSocketTest {
                 .hasMessageContaining("no running IOManager named 'nope'");
         assertThatThrownBy(() -> new LoopSocketFactory(io, 2))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("loop: 2 (expected: -1 for the caller's loop, or 0..1)");
+                .hasMessage("loopIndex: 2 (expected: -1 for the caller's loop, or 0..1)");
         assertThat(new LoopSocketFactory("sock-io").createSocket().isConnected())
                 .isFalse();
     }

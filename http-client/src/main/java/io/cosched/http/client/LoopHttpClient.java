@@ -201,7 +201,7 @@ public final class LoopHttpClient implements AutoCloseable {
         }
         HttpConnectionPool[] p = connector.pools();
         if (loopIndex < 0 || loopIndex >= p.length) {
-            throw new IllegalArgumentException("loop: " + loopIndex + " (expected: 0 to " + (p.length - 1)
+            throw new IllegalArgumentException("loopIndex: " + loopIndex + " (expected: 0 to " + (p.length - 1)
                     + ", a loop of IOManager '" + ioManager.name() + "')");
         }
         LoopExchange exchange =
