@@ -16,7 +16,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
@@ -79,18 +78,12 @@ class BorrowedConnectionTest {
         return ds;
     }
 
-    private HikariPoolMXBean pool(int loop) {
-        return ds.pools().get(loop).getHikariPoolMXBean();
+    private HikariPoolMXBean pool(int loopIndex) {
+        return RealDatabase.poolOf(ds, loopIndex);
     }
 
-    /** Connections out, per loop's pool (a pool not started yet has none). */
     private List<Integer> activeConnections() {
-        List<Integer> active = new ArrayList<>();
-        for (int i = 0; i < io.threads(); i++) {
-            HikariPoolMXBean p = pool(i);
-            active.add(p == null ? 0 : p.getActiveConnections());
-        }
-        return active;
+        return RealDatabase.activeConnections(ds);
     }
 
     private static void execute(Connection c, String sql) throws SQLException {
@@ -132,8 +125,8 @@ class BorrowedConnectionTest {
     @Test
     void aConnectionBorrowedInACoroutineIsOneOfItsOwnLoopsPool() throws Exception {
         dataSource(POSTGRESQL, 1, LoopBoundDataSource.DEFAULT_CANCEL_STATEMENTS_AFTER);
-        for (int loop = 0; loop < 2; loop++) {
-            List<Integer> activeWhileHeld = io.spawnOn(loop, () -> {
+        for (int loopIndex = 0; loopIndex < 2; loopIndex++) {
+            List<Integer> activeWhileHeld = io.spawnOn(loopIndex, () -> {
                         try (Connection c = ds.getConnection()) {
                             assertThat(POSTGRESQL.idOf(c)).isPositive();
                             return activeConnections();
@@ -141,8 +134,8 @@ class BorrowedConnectionTest {
                     })
                     .join();
             assertThat(activeWhileHeld)
-                    .as("connections out of each pool while loop %d's coroutine holds one", loop)
-                    .containsExactly(loop == 0 ? 1 : 0, loop == 1 ? 1 : 0);
+                    .as("connections out of each pool while loop %d's coroutine holds one", loopIndex)
+                    .containsExactly(loopIndex == 0 ? 1 : 0, loopIndex == 1 ? 1 : 0);
         }
         assertThat(activeConnections()).containsExactly(0, 0);
     }

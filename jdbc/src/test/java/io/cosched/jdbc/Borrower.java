@@ -26,8 +26,8 @@ final class Borrower {
     private final CompletableFuture<Void> release = new CompletableFuture<>();
     private final Coroutine<Connection> coroutine;
 
-    private Borrower(IOManager io, int loop, DataSource ds, RealDatabase db, int closes) {
-        coroutine = io.spawnOn(loop, () -> {
+    private Borrower(IOManager io, int loopIndex, DataSource ds, RealDatabase db, int closes) {
+        coroutine = io.spawnOn(loopIndex, () -> {
             Connection c;
             try {
                 c = ds.getConnection();
@@ -49,13 +49,13 @@ final class Borrower {
     }
 
     /** A borrower on {@code loop} that closes its connection once. */
-    static Borrower on(IOManager io, int loop, DataSource ds, RealDatabase db) {
-        return new Borrower(io, loop, ds, db, 1);
+    static Borrower on(IOManager io, int loopIndex, DataSource ds, RealDatabase db) {
+        return new Borrower(io, loopIndex, ds, db, 1);
     }
 
     /** A borrower on {@code loop} that closes its connection {@code closes} times. */
-    static Borrower closingTimes(int closes, IOManager io, int loop, DataSource ds, RealDatabase db) {
-        return new Borrower(io, loop, ds, db, closes);
+    static Borrower closingTimes(int closes, IOManager io, int loopIndex, DataSource ds, RealDatabase db) {
+        return new Borrower(io, loopIndex, ds, db, closes);
     }
 
     /** The server's id of the session it borrowed, once it has it. */

@@ -76,18 +76,12 @@ class LoopBoundDataSourceDatabaseTest {
         return ds;
     }
 
-    private HikariPoolMXBean pool(int loop) {
-        return ds.pools().get(loop).getHikariPoolMXBean();
+    private HikariPoolMXBean pool(int loopIndex) {
+        return RealDatabase.poolOf(ds, loopIndex);
     }
 
-    /** Connections out, per loop's pool (a pool not started yet has none). */
     private List<Integer> activeConnections() {
-        List<Integer> active = new ArrayList<>();
-        for (int i = 0; i < io.threads(); i++) {
-            HikariPoolMXBean p = pool(i);
-            active.add(p == null ? 0 : p.getActiveConnections());
-        }
-        return active;
+        return RealDatabase.activeConnections(ds);
     }
 
     /** The loop {@code c}'s socket lives on, from the loop socket's own description ({@code ...,loop=<io>-<i>]}). */
@@ -105,8 +99,8 @@ class LoopBoundDataSourceDatabaseTest {
      * it: HikariDataSource.evictConnection does nothing without a pool.)
      */
     private void startBothPools() throws Exception {
-        for (int loop = 0; loop < 2; loop++) {
-            Borrower b = Borrower.on(io, loop, ds, POSTGRESQL);
+        for (int loopIndex = 0; loopIndex < 2; loopIndex++) {
+            Borrower b = Borrower.on(io, loopIndex, ds, POSTGRESQL);
             b.sessionId();
             b.releaseAndJoin();
         }
@@ -124,8 +118,8 @@ class LoopBoundDataSourceDatabaseTest {
     @EnumSource(RealDatabase.class)
     void eachLoopsPoolLendsItsCoroutinesConnectionsWhoseSocketsAreOnThatLoop(RealDatabase db) throws Exception {
         dataSource(db, 2);
-        for (int loop = 0; loop < 2; loop++) {
-            int home = loop;
+        for (int loopIndex = 0; loopIndex < 2; loopIndex++) {
+            int home = loopIndex;
             // both connections at once: the whole of the loop's pool, including any HikariCP opened in the background
             String seen = io.spawnOn(home, () -> {
                         try (Connection a = ds.getConnection();
@@ -147,8 +141,8 @@ class LoopBoundDataSourceDatabaseTest {
     @Tag("carrier-only") // the wake-ups are counted by the loops' carriers
     void aCoroutinesQueriesAreResumedByItsOwnLoopAlone(RealDatabase db) throws Exception {
         dataSource(db, 1);
-        for (int loop = 0; loop < 2; loop++) {
-            int home = loop;
+        for (int loopIndex = 0; loopIndex < 2; loopIndex++) {
+            int home = loopIndex;
             queries(db, home, 5); // the pool starts and opens its connection (on HikariCP's thread)
             long remote = io.carrierStats().get(home).remoteWakeups();
             long local = io.carrierStats().get(home).localWakeups();
@@ -164,8 +158,8 @@ class LoopBoundDataSourceDatabaseTest {
     }
 
     /** {@code n} queries on loop {@code loop}, each over a connection borrowed for it: the sessions that answered. */
-    private List<Long> queries(RealDatabase db, int loop, int n) throws Exception {
-        return io.spawnOn(loop, () -> {
+    private List<Long> queries(RealDatabase db, int loopIndex, int n) throws Exception {
+        return io.spawnOn(loopIndex, () -> {
                     List<Long> sessions = new ArrayList<>();
                     for (int i = 0; i < n; i++) {
                         try (Connection c = ds.getConnection()) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.mysql.cj.NativeSession;
 import com.mysql.cj.jdbc.JdbcConnection;
 import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariPoolMXBean;
 import java.lang.reflect.Field;
 import java.net.Socket;
 import java.sql.Connection;
@@ -13,6 +14,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 import org.postgresql.PGConnection;
 import org.postgresql.core.QueryExecutorBase;
 import org.postgresql.jdbc.PgConnection;
@@ -242,5 +245,20 @@ enum RealDatabase {
     @Override
     public String toString() {
         return driverName;
+    }
+
+    /** The pool of loop {@code loopIndex} of {@code ds}, or null before it started. */
+    static HikariPoolMXBean poolOf(LoopBoundDataSource ds, int loopIndex) {
+        return ds.pools().get(loopIndex).getHikariPoolMXBean();
+    }
+
+    /** Connections out, per loop's pool (a pool not started yet has none). */
+    static List<Integer> activeConnections(LoopBoundDataSource ds) {
+        List<Integer> active = new ArrayList<>();
+        for (int i = 0; i < ds.pools().size(); i++) {
+            HikariPoolMXBean p = poolOf(ds, i);
+            active.add(p == null ? 0 : p.getActiveConnections());
+        }
+        return active;
     }
 }
