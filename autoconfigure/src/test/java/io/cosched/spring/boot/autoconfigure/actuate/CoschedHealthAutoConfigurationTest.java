@@ -141,6 +141,18 @@ class CoschedHealthAutoConfigurationTest {
     }
 
     @Test
+    void theSheddingReadinessContributorIsOptInAndABadSettingNamesItsProperty() {
+        web.run(context -> assertThat(context).doesNotHaveBean("coschedSheddingHealthIndicator"));
+        web.withPropertyValues("cosched.web.readiness.enabled=true")
+                .run(context -> assertThat(context).hasBean("coschedSheddingHealthIndicator"));
+        web.withPropertyValues("cosched.web.readiness.enabled=true", "cosched.web.readiness.accept-below=0.5")
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .hasStackTraceContaining(
+                                "cosched.web.readiness.accept-below: 0.5 (expected: > 0 and <= its refuse-at, 0.1)"));
+    }
+
+    @Test
     void theSheddingContributorBacksOffWhenTheApplicationDefinesItsOwn() {
         HealthIndicator own = () -> Health.up().build();
         web.withPropertyValues("cosched.web.readiness.enabled=true")

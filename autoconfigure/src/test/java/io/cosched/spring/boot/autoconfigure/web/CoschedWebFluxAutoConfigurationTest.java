@@ -78,22 +78,6 @@ class CoschedWebFluxAutoConfigurationTest {
     }
 
     @Test
-    void theSheddingReadinessContributorIsOptInAndABadSettingNamesItsProperty() {
-        ReactiveWebApplicationContextRunner withHealth = runner.withConfiguration(AutoConfigurations.of(
-                io.cosched.spring.boot.autoconfigure.actuate.CoschedHealthAutoConfiguration.class));
-        withHealth.run(context -> assertThat(context).doesNotHaveBean("coschedSheddingHealthIndicator"));
-        withHealth
-                .withPropertyValues("cosched.web.readiness.enabled=true")
-                .run(context -> assertThat(context).hasBean("coschedSheddingHealthIndicator"));
-        withHealth
-                .withPropertyValues("cosched.web.readiness.enabled=true", "cosched.web.readiness.accept-below=0.5")
-                .run(context -> assertThat(context)
-                        .getFailure()
-                        .hasStackTraceContaining(
-                                "cosched.web.readiness.accept-below: 0.5 (expected: > 0 and <= its refuse-at, 0.1)"));
-    }
-
-    @Test
     void suppliesTheAdapterThatStartsCoroutinesUnlessTheApplicationHasItsOwnRegistrations() {
         runner.run(context -> assertThat(
                         context.getBean(WebFluxRegistrations.class).getRequestMappingHandlerAdapter())
