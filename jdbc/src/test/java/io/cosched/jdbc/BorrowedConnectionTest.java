@@ -46,13 +46,7 @@ class BorrowedConnectionTest {
 
     @BeforeEach
     void start() {
-        // no stall watchdog: a cold JVM's first SCRAM handshake is CPU-heavy, and a spill would move coroutines
-        io = IOManager.builder()
-                .name("borrowed-io")
-                .threads(2)
-                .stallThreshold(Duration.ZERO)
-                .build();
-        io.start();
+        io = RealDatabase.twoLoops("borrowed-io");
     }
 
     @AfterEach

@@ -45,13 +45,7 @@ class LoopBoundDataSourceDatabaseTest {
 
     @BeforeEach
     void start() {
-        // no stall watchdog: a cold JVM's first SCRAM handshake is CPU-heavy, and a spill would move coroutines
-        io = IOManager.builder()
-                .name(IO_NAME)
-                .threads(2)
-                .stallThreshold(Duration.ZERO)
-                .build();
-        io.start();
+        io = RealDatabase.twoLoops(IO_NAME);
     }
 
     @AfterEach

@@ -6,6 +6,7 @@ import com.mysql.cj.NativeSession;
 import com.mysql.cj.jdbc.JdbcConnection;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariPoolMXBean;
+import io.cosched.IOManager;
 import java.lang.reflect.Field;
 import java.net.Socket;
 import java.sql.Connection;
@@ -14,6 +15,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.postgresql.PGConnection;
@@ -260,5 +262,17 @@ enum RealDatabase {
             active.add(p == null ? 0 : p.getActiveConnections());
         }
         return active;
+    }
+
+    /** A started IOManager of two loops, for the data sources under test. */
+    static IOManager twoLoops(String name) {
+        // no stall watchdog: a cold JVM's first SCRAM handshake is CPU-heavy, and a spill would move coroutines
+        IOManager io = IOManager.builder()
+                .name(name)
+                .threads(2)
+                .stallThreshold(Duration.ZERO)
+                .build();
+        io.start();
+        return io;
     }
 }

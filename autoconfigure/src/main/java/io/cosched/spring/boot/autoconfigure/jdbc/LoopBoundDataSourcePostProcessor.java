@@ -35,11 +35,9 @@ final class LoopBoundDataSourcePostProcessor implements BeanPostProcessor {
                 ? "its pool has started already"
                 : LoopBoundDataSource.unsupportedReason(hikari);
         IOManager manager = io.getIfUnique();
-        if (reason == null && manager == null) {
-            reason = "there is no single IOManager bean";
-        }
         if (reason != null || manager == null) {
-            LOG.info("DataSource '" + beanName + "' is not on cosched's event loops: " + reason + ". Its connections "
+            LOG.info("DataSource '" + beanName + "' is not on cosched's event loops: "
+                    + (reason != null ? reason : "there is no single IOManager bean") + ". Its connections "
                     + "use the JDK's sockets, whose waits a JDK poller thread ends (cosched puts a HikariCP pool for "
                     + "PostgreSQL, MariaDB or MySQL configured by URL on its event loops; docs/io.md)");
             return bean;

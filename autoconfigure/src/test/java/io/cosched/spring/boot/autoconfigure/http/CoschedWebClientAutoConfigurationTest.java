@@ -21,6 +21,7 @@ import org.springframework.boot.http.client.reactive.ClientHttpConnectorBuilder;
 import org.springframework.boot.http.client.reactive.JdkClientHttpConnectorBuilder;
 import org.springframework.boot.http.client.reactive.ReactorClientHttpConnectorBuilder;
 import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.http.client.reactive.ClientHttpConnector;
 import org.springframework.http.client.reactive.ReactorClientHttpConnector;
@@ -126,21 +127,14 @@ class CoschedWebClientAutoConfigurationTest {
 
     @Test
     void isOffWithCoschedWebClientLoopClientFalse() {
-        runner.withPropertyValues("cosched.web-client.loop-client=false").run(context -> {
-            assertThat(context).doesNotHaveBean(POST_PROCESSOR);
-            assertThat(context.getBean(ClientHttpConnectorBuilder.class))
-                    .isExactlyInstanceOf(ReactorClientHttpConnectorBuilder.class);
-        });
+        runner.withPropertyValues("cosched.web-client.loop-client=false")
+                .run(CoschedWebClientAutoConfigurationTest::isOff);
     }
 
     @Test
     void isOffWithCoschedWebClientEnabledFalse() {
         // the loop client needs the per-loop pools this switch turns off too
-        runner.withPropertyValues("cosched.web-client.enabled=false").run(context -> {
-            assertThat(context).doesNotHaveBean(POST_PROCESSOR);
-            assertThat(context.getBean(ClientHttpConnectorBuilder.class))
-                    .isExactlyInstanceOf(ReactorClientHttpConnectorBuilder.class);
-        });
+        runner.withPropertyValues("cosched.web-client.enabled=false").run(CoschedWebClientAutoConfigurationTest::isOff);
     }
 
     /** {@code cosched.enabled=false} turns all of cosched off, also beside an application's own IOManager. */
@@ -150,20 +144,12 @@ class CoschedWebClientAutoConfigurationTest {
                 .withBean(
                         IOManager.class,
                         () -> IOManager.builder().name("own").threads(1).build())
-                .run(context -> {
-                    assertThat(context).doesNotHaveBean(POST_PROCESSOR);
-                    assertThat(context.getBean(ClientHttpConnectorBuilder.class))
-                            .isExactlyInstanceOf(ReactorClientHttpConnectorBuilder.class);
-                });
+                .run(CoschedWebClientAutoConfigurationTest::isOff);
     }
 
     @Test
     void isOffWithoutAnIOManager() {
-        runner.withPropertyValues("cosched.enabled=false").run(context -> {
-            assertThat(context).doesNotHaveBean(POST_PROCESSOR);
-            assertThat(context.getBean(ClientHttpConnectorBuilder.class))
-                    .isExactlyInstanceOf(ReactorClientHttpConnectorBuilder.class);
-        });
+        runner.withPropertyValues("cosched.enabled=false").run(CoschedWebClientAutoConfigurationTest::isOff);
     }
 
     @Test
@@ -193,5 +179,20 @@ class CoschedWebClientAutoConfigurationTest {
             assertThat(context).hasNotFailed().hasSingleBean(IOManager.class);
             assertThat(context).doesNotHaveBean(POST_PROCESSOR);
         });
+    }
+
+    @Test
+    void anotherConnectorChosenInBootsSettingsIsLeftAlone() {
+        runner.withPropertyValues("spring.http.clients.reactive.connector=jdk")
+                .run(context -> assertThat(context.getBean(ClientHttpConnector.class))
+                        .isNotInstanceOf(LoopClientHttpConnector.class));
+    }
+
+    /** Spring Boot's own connector builder and connector, untouched, and no post-processor to change them. */
+    private static void isOff(AssertableApplicationContext context) {
+        assertThat(context).doesNotHaveBean(POST_PROCESSOR);
+        assertThat(context.getBean(ClientHttpConnectorBuilder.class))
+                .isExactlyInstanceOf(ReactorClientHttpConnectorBuilder.class);
+        assertThat(context.getBean(ClientHttpConnector.class)).isInstanceOf(ReactorClientHttpConnector.class);
     }
 }

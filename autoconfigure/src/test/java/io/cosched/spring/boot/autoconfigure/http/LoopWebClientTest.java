@@ -436,23 +436,6 @@ class LoopWebClientTest {
     }
 
     @Test
-    void offWhenTurnedOff() {
-        runner.withPropertyValues("cosched.web-client.loop-client=false")
-                .run(context -> assertThat(context.getBean(ClientHttpConnector.class))
-                        .isInstanceOf(ReactorClientHttpConnector.class));
-        runner.withPropertyValues("cosched.web-client.enabled=false")
-                .run(context -> assertThat(context.getBean(ClientHttpConnector.class))
-                        .isInstanceOf(ReactorClientHttpConnector.class));
-    }
-
-    @Test
-    void anotherConnectorChosenInBootsSettingsIsLeftAlone() {
-        runner.withPropertyValues("spring.http.clients.reactive.connector=jdk")
-                .run(context -> assertThat(context.getBean(ClientHttpConnector.class))
-                        .isNotInstanceOf(LoopClientHttpConnector.class));
-    }
-
-    @Test
     void bootsWebClientBuilderSendsACoroutinesCallsOverTheLoopClient() {
         runner.withConfiguration(AutoConfigurations.of(WebClientAutoConfiguration.class))
                 .run(context -> {

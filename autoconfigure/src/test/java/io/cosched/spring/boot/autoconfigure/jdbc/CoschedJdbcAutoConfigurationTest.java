@@ -24,6 +24,7 @@ import org.springframework.boot.jdbc.metadata.DataSourcePoolMetadata;
 import org.springframework.boot.jdbc.metadata.DataSourcePoolMetadataProvider;
 import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -181,10 +182,7 @@ class CoschedJdbcAutoConfigurationTest {
 
     @Test
     void isOffWithCoschedJdbcEnabledFalse() {
-        postgres.withPropertyValues("cosched.jdbc.enabled=false").run(context -> {
-            assertThat(context.getBean(DataSource.class)).isExactlyInstanceOf(HikariDataSource.class);
-            assertThat(context).doesNotHaveBean(LoopBoundDataSourcePostProcessor.class);
-        });
+        postgres.withPropertyValues("cosched.jdbc.enabled=false").run(CoschedJdbcAutoConfigurationTest::isLeftAlone);
     }
 
     /** {@code cosched.enabled=false} turns all of cosched off, also beside an application's own IOManager. */
@@ -194,18 +192,12 @@ class CoschedJdbcAutoConfigurationTest {
                 .withBean(
                         IOManager.class,
                         () -> IOManager.builder().name("own").threads(1).build())
-                .run(context -> {
-                    assertThat(context.getBean(DataSource.class)).isExactlyInstanceOf(HikariDataSource.class);
-                    assertThat(context).doesNotHaveBean(LoopBoundDataSourcePostProcessor.class);
-                });
+                .run(CoschedJdbcAutoConfigurationTest::isLeftAlone);
     }
 
     @Test
     void isOffWithoutAnIOManager() {
-        postgres.withPropertyValues("cosched.enabled=false").run(context -> {
-            assertThat(context.getBean(DataSource.class)).isExactlyInstanceOf(HikariDataSource.class);
-            assertThat(context).doesNotHaveBean(LoopBoundDataSourcePostProcessor.class);
-        });
+        postgres.withPropertyValues("cosched.enabled=false").run(CoschedJdbcAutoConfigurationTest::isLeftAlone);
     }
 
     @Test
@@ -276,5 +268,11 @@ class CoschedJdbcAutoConfigurationTest {
             made = new LoopBoundDataSource(template, io, Duration.ofSeconds(3));
             return made;
         }
+    }
+
+    /** Spring Boot's own Hikari pool, untouched, and no post-processor to change it. */
+    private static void isLeftAlone(AssertableApplicationContext context) {
+        assertThat(context.getBean(DataSource.class)).isExactlyInstanceOf(HikariDataSource.class);
+        assertThat(context).doesNotHaveBean(LoopBoundDataSourcePostProcessor.class);
     }
 }

@@ -1,11 +1,12 @@
 package io.cosched.spring.boot.autoconfigure.redis;
 
+import static io.cosched.spring.boot.autoconfigure.redis.RedisThreads.loopThread;
+import static io.cosched.spring.boot.autoconfigure.redis.RedisThreads.replyThread;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cosched.IOManager;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
 import io.cosched.spring.data.redis.LoopLettuceConnectionFactory;
-import io.lettuce.core.api.async.RedisAsyncCommands;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,7 +16,6 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -31,7 +32,6 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
@@ -135,11 +135,7 @@ class CoschedRedisAutoConfigurationTest {
 
     @Test
     void isOffWithCoschedRedisEnabledFalse() {
-        runner.withPropertyValues("cosched.redis.enabled=false").run(context -> {
-            assertThat(context.getBean(RedisConnectionFactory.class))
-                    .isExactlyInstanceOf(LettuceConnectionFactory.class);
-            assertThat(context).doesNotHaveBean(LoopLettuceConnectionFactoryPostProcessor.class);
-        });
+        runner.withPropertyValues("cosched.redis.enabled=false").run(CoschedRedisAutoConfigurationTest::isLeftAlone);
     }
 
     /** {@code cosched.enabled=false} turns all of cosched off, also beside an application's own IOManager. */
@@ -149,69 +145,25 @@ class CoschedRedisAutoConfigurationTest {
                 .withBean(
                         IOManager.class,
                         () -> IOManager.builder().name("own").threads(1).build())
-                .run(context -> {
-                    assertThat(context.getBean(RedisConnectionFactory.class))
-                            .isExactlyInstanceOf(LettuceConnectionFactory.class);
-                    assertThat(context).doesNotHaveBean(LoopLettuceConnectionFactoryPostProcessor.class);
-                });
+                .run(CoschedRedisAutoConfigurationTest::isLeftAlone);
     }
 
     @Test
     void isOffWithoutAnIOManager() {
-        runner.withPropertyValues("cosched.enabled=false").run(context -> {
-            assertThat(context.getBean(RedisConnectionFactory.class))
-                    .isExactlyInstanceOf(LettuceConnectionFactory.class);
-            assertThat(context).doesNotHaveBean(LoopLettuceConnectionFactoryPostProcessor.class);
-        });
+        runner.withPropertyValues("cosched.enabled=false").run(CoschedRedisAutoConfigurationTest::isLeftAlone);
     }
 
     @Test
     void appliesNothingWithoutSpringDataRedisLettuce() {
         // Spring Boot still makes its factory here: only the class condition keeps cosched's hands off it
         runner.withClassLoader(new FilteredClassLoader(LettuceConnectionFactory.class))
-                .run(context -> {
-                    assertThat(context.getBean(RedisConnectionFactory.class))
-                            .isExactlyInstanceOf(LettuceConnectionFactory.class);
-                    assertThat(context).doesNotHaveBean(LoopLettuceConnectionFactoryPostProcessor.class);
-                });
+                .run(CoschedRedisAutoConfigurationTest::isLeftAlone);
     }
 
     @Test
     void appliesNothingWithoutCoschedRedis() {
         runner.withClassLoader(new FilteredClassLoader(LoopLettuceConnectionFactory.class))
-                .run(context -> {
-                    assertThat(context.getBean(RedisConnectionFactory.class))
-                            .isExactlyInstanceOf(LettuceConnectionFactory.class);
-                    assertThat(context).doesNotHaveBean(LoopLettuceConnectionFactoryPostProcessor.class);
-                });
-    }
-
-    private static String loopThread(IOManager io, int index) throws Exception {
-        return io.eventLoop(index)
-                .submit(() -> Thread.currentThread().getName())
-                .get(10, TimeUnit.SECONDS);
-    }
-
-    /** The thread that completes a reply on the connection the template gives the caller. */
-    @SuppressWarnings("unchecked")
-    private static String replyThread(StringRedisTemplate template) {
-        return template.execute((RedisCallback<String>) c -> {
-            var stateful = ((RedisAsyncCommands<byte[], byte[]>) c.getNativeConnection()).getStatefulConnection();
-            // the callback is in place before the command goes out, so it runs on the thread that reads the reply
-            stateful.setAutoFlushCommands(false);
-            try {
-                var thread = stateful.async()
-                        .ping()
-                        .thenApply(x -> Thread.currentThread().getName())
-                        .toCompletableFuture();
-                stateful.flushCommands();
-                return thread.get(10, TimeUnit.SECONDS);
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            } finally {
-                stateful.setAutoFlushCommands(true);
-            }
-        });
+                .run(CoschedRedisAutoConfigurationTest::isLeftAlone);
     }
 
     /**
@@ -296,5 +248,11 @@ class CoschedRedisAutoConfigurationTest {
         public void close() throws IOException {
             server.close();
         }
+    }
+
+    /** Spring Boot's own Lettuce factory, untouched, and no post-processor to change it. */
+    private static void isLeftAlone(AssertableApplicationContext context) {
+        assertThat(context.getBean(RedisConnectionFactory.class)).isExactlyInstanceOf(LettuceConnectionFactory.class);
+        assertThat(context).doesNotHaveBean(LoopLettuceConnectionFactoryPostProcessor.class);
     }
 }

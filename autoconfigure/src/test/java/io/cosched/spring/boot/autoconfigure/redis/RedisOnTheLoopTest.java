@@ -2,6 +2,8 @@ package io.cosched.spring.boot.autoconfigure.redis;
 
 import static io.cosched.TestSupport.carrierMode;
 import static io.cosched.TestSupport.eventually;
+import static io.cosched.spring.boot.autoconfigure.redis.RedisThreads.loopThread;
+import static io.cosched.spring.boot.autoconfigure.redis.RedisThreads.replyThread;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -14,7 +16,6 @@ import io.cosched.spring.data.redis.LoopLettuceConnectionFactory;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.sentinel.api.StatefulRedisSentinelConnection;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -73,33 +74,6 @@ class RedisOnTheLoopTest {
                         DataRedisReactiveAutoConfiguration.class))
                 .withPropertyValues(
                         "spring.data.redis.url=" + URL, "cosched.io.threads=2", "cosched.stall.threshold=0");
-    }
-
-    private String loopThread(IOManager io, int index) throws Exception {
-        return io.eventLoop(index)
-                .submit(() -> Thread.currentThread().getName())
-                .get(10, TimeUnit.SECONDS);
-    }
-
-    /** The thread that completes a reply on the connection the template gives the caller; callback in place before the flush. */
-    @SuppressWarnings("unchecked")
-    private static String replyThread(StringRedisTemplate template) {
-        return template.execute((RedisCallback<String>) c -> {
-            var stateful = ((RedisAsyncCommands<byte[], byte[]>) c.getNativeConnection()).getStatefulConnection();
-            stateful.setAutoFlushCommands(false);
-            try {
-                var thread = stateful.async()
-                        .ping()
-                        .thenApply(x -> Thread.currentThread().getName())
-                        .toCompletableFuture();
-                stateful.flushCommands();
-                return thread.get(10, TimeUnit.SECONDS);
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            } finally {
-                stateful.setAutoFlushCommands(true);
-            }
-        });
     }
 
     private static void assertStayedLocal(
