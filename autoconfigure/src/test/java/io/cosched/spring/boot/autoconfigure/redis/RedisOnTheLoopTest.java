@@ -399,8 +399,17 @@ class RedisOnTheLoopTest {
         // JDK's unparker thread, a remote wake-up that says nothing about where Redis's answers resume. After a
         // clean window in which every worker answered 20 times, no worker is still in a backoff either. A
         // straggling failure after recovery (a command caught by the reconnect) so moves the windows on.
+        // One more thing wakes a worker remotely without saying where answers resume: a monitor. Since JDK 24 a
+        // virtual thread blocked on a synchronized block is resumed by the JDK's "VirtualThread-unblocker" thread,
+        // and a loop's four workers can meet on one (a class-loading lock when recovery first runs new code, a
+        // library's synchronized block). Traced over a dozen failovers, every remote wake-up past the backoffs'
+        // came from that thread, in groups of up to four; once in about thirty runs three of them fell into the
+        // second clean window. So the windows also move on past one with remote wake-ups, until the deadline: a
+        // connection reconnected on the other loop is resumed remotely for every answer, in every window, and
+        // still fails here.
         long[] remote = new long[2];
         long[] local = new long[2];
+        long[] lastRemote = new long[2];
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         boolean previousClean = false;
         while (true) {
@@ -410,13 +419,20 @@ class RedisOnTheLoopTest {
                 local[loopIndex] = io.carrierStats().get(loopIndex).localWakeups();
             }
             load.awaitMoreAnswers(20, Duration.ofSeconds(30));
+            for (int loopIndex = 0; loopIndex < 2; loopIndex++) {
+                lastRemote[loopIndex] = io.carrierStats().get(loopIndex).remoteWakeups() - remote[loopIndex];
+            }
             boolean clean = load.failures() == failuresBefore;
-            if (clean && previousClean) {
+            boolean resumedLocally = !carrierMode() || (lastRemote[0] == 0 && lastRemote[1] == 0);
+            if (clean && previousClean && resumedLocally) {
                 break;
             }
             previousClean = clean;
             assertThat(System.nanoTime() - deadline)
-                    .as("commands still failing 60 s after recovery: %s", load)
+                    .as(
+                            "60 s after recovery, commands still failing or answers resumed remotely "
+                                    + "(%d on loop 0, %d on loop 1 in the last window): %s",
+                            lastRemote[0], lastRemote[1], load)
                     .isNegative();
         }
         load.stop();
