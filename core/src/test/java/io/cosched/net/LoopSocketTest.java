@@ -429,8 +429,8 @@ class LoopSocketTest {
 
     /**
      * The handshake and the first exchange are left out of the count: there the JDK's TLS code on
-     * both sides takes locks the peer's thread shares (the secure random's, the session ticket's),
-     * and a coroutine that waited on a monitor the peer's thread released is resumed by that
+     * both sides takes locks the peer's thread shares (the native secure random's among them), and
+     * a coroutine that waited on a monitor the peer's thread released is resumed through another
      * thread: a remote wakeup that is no I/O. After them only the sockets' own bytes wake it.
      */
     @Test
