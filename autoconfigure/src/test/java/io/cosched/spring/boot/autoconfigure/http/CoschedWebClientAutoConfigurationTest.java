@@ -39,15 +39,17 @@ class CoschedWebClientAutoConfigurationTest {
 
     // with Reactor Netty on the IOManager's loops, as in an application: Spring Boot's resource factory would put
     // Reactor Netty's global loops in place, whose disposal waits a two-second quiet period per context
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+    private final ApplicationContextRunner withoutIOManager = new ApplicationContextRunner()
             .withPropertyValues("cosched.io.threads=2", "cosched.scheduler.threads=1", "cosched.stall.threshold=0")
             .withConfiguration(AutoConfigurations.of(
-                    CoschedAutoConfiguration.class,
                     CoschedReactorNettyAutoConfiguration.class,
                     CoschedWebClientAutoConfiguration.class,
                     SslAutoConfiguration.class,
                     HttpClientAutoConfiguration.class,
                     ReactiveHttpClientAutoConfiguration.class));
+
+    private final ApplicationContextRunner runner =
+            withoutIOManager.withConfiguration(AutoConfigurations.of(CoschedAutoConfiguration.class));
 
     private HttpStub stub;
 
@@ -149,7 +151,8 @@ class CoschedWebClientAutoConfigurationTest {
 
     @Test
     void isOffWithoutAnIOManager() {
-        runner.withPropertyValues("cosched.enabled=false").run(CoschedWebClientAutoConfigurationTest::isOff);
+        // an application that left cosched's own auto-configuration out: cosched on, but no IOManager
+        withoutIOManager.run(CoschedWebClientAutoConfigurationTest::isOff);
     }
 
     @Test

@@ -41,17 +41,19 @@ class CoschedJdbcAutoConfigurationTest {
     // nothing listens on port 1: a pool that starts fails to connect, and no test waits for it to succeed
     private static final String POSTGRES = "jdbc:postgresql://127.0.0.1:1/app";
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+    /** An application that left cosched's own auto-configuration out: cosched on, but no IOManager. */
+    private final ApplicationContextRunner withoutIOManager = new ApplicationContextRunner()
             .withPropertyValues(
                     "cosched.io.threads=2",
                     "cosched.scheduler.threads=1",
                     "cosched.stall.threshold=0",
                     "spring.datasource.hikari.pool-name=orders",
                     "spring.datasource.hikari.maximum-pool-size=4")
-            .withConfiguration(AutoConfigurations.of(
-                    CoschedAutoConfiguration.class,
-                    CoschedJdbcAutoConfiguration.class,
-                    DataSourceAutoConfiguration.class));
+            .withConfiguration(
+                    AutoConfigurations.of(CoschedJdbcAutoConfiguration.class, DataSourceAutoConfiguration.class));
+
+    private final ApplicationContextRunner runner =
+            withoutIOManager.withConfiguration(AutoConfigurations.of(CoschedAutoConfiguration.class));
 
     private final ApplicationContextRunner postgres = runner.withPropertyValues("spring.datasource.url=" + POSTGRES);
 
@@ -197,7 +199,9 @@ class CoschedJdbcAutoConfigurationTest {
 
     @Test
     void isOffWithoutAnIOManager() {
-        postgres.withPropertyValues("cosched.enabled=false").run(CoschedJdbcAutoConfigurationTest::isLeftAlone);
+        withoutIOManager
+                .withPropertyValues("spring.datasource.url=" + POSTGRES)
+                .run(CoschedJdbcAutoConfigurationTest::isLeftAlone);
     }
 
     @Test

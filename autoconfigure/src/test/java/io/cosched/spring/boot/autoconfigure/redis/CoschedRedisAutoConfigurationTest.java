@@ -42,22 +42,24 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 class CoschedRedisAutoConfigurationTest {
 
     private PingServer redis;
+    /** An application that left cosched's own auto-configuration out: cosched on, but no IOManager. */
+    private ApplicationContextRunner withoutIOManager;
+
     private ApplicationContextRunner runner;
 
     @BeforeEach
     void start() throws IOException {
         redis = new PingServer();
-        runner = new ApplicationContextRunner()
+        withoutIOManager = new ApplicationContextRunner()
                 .withPropertyValues(
                         "cosched.io.threads=2",
                         "cosched.scheduler.threads=1",
                         "cosched.stall.threshold=0",
                         "spring.data.redis.host=127.0.0.1",
                         "spring.data.redis.port=" + redis.port())
-                .withConfiguration(AutoConfigurations.of(
-                        CoschedAutoConfiguration.class,
-                        CoschedRedisAutoConfiguration.class,
-                        DataRedisAutoConfiguration.class));
+                .withConfiguration(
+                        AutoConfigurations.of(CoschedRedisAutoConfiguration.class, DataRedisAutoConfiguration.class));
+        runner = withoutIOManager.withConfiguration(AutoConfigurations.of(CoschedAutoConfiguration.class));
     }
 
     @AfterEach
@@ -150,7 +152,7 @@ class CoschedRedisAutoConfigurationTest {
 
     @Test
     void isOffWithoutAnIOManager() {
-        runner.withPropertyValues("cosched.enabled=false").run(CoschedRedisAutoConfigurationTest::isLeftAlone);
+        withoutIOManager.run(CoschedRedisAutoConfigurationTest::isLeftAlone);
     }
 
     @Test
