@@ -1,6 +1,5 @@
 package io.cosched.jdbc;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.cosched.Coroutines;
 import io.cosched.Shield;
 import io.cosched.Timer;
@@ -32,7 +31,12 @@ import org.jspecify.annotations.Nullable;
  * The connection a borrower gets from {@link LoopBoundDataSource}: HikariCP's, and what the borrow holds
  * until it is closed. Every JDBC call goes straight to Hikari's connection; closing (or aborting) it gives
  * back three things: the connection to Hikari, the turn in the loop's {@link LoopGate}, and the coroutine's
- * {@link Shield}.
+ * {@link Shield}. When Hikari's connection is closed another way (through a statement's {@code getConnection()},
+ * as Spring closes a stream's), its pool {@linkplain LoopPool#reclaim reclaims} the turn and the shield.
+ *
+ * <p>It {@linkplain #equals equals} Hikari's connection it lends, which is what statements, result sets and
+ * metadata answer {@code getConnection()} with: Spring's {@code DataSourceUtils} tells by equality whether the
+ * connection a statement hands back is the transaction's, which it must leave open.
  *
  * <p>The shield is what keeps a cancelled request from breaking the connection: while the borrower holds it,
  * an interrupt of the borrowing coroutine (its client went away, its timeout passed) does not reach its
@@ -59,8 +63,7 @@ final class BorrowedConnection implements Connection {
     // Hikari's, once it has lent one: the borrower only ever sees it set; a cancel that comes earlier finds
     // none and has no statement of ours to cancel
     private volatile @Nullable Connection connection;
-    private final HikariDataSource pool; // the loop's pool the connection comes from
-    private final LoopGate gate;
+    private final LoopPool pool; // the loop's pool the connection comes from
     private final StatementCanceller canceller;
     private final Shield shield;
 
@@ -77,9 +80,8 @@ final class BorrowedConnection implements Connection {
      * Takes over the turn in {@code gate} and opens the calling coroutine's shield, before HikariCP is asked
      * for the connection: Hikari may check an idle connection with a query before it lends it.
      */
-    BorrowedConnection(HikariDataSource pool, LoopGate gate, StatementCanceller canceller) {
+    BorrowedConnection(LoopPool pool, StatementCanceller canceller) {
         this.pool = pool;
-        this.gate = gate;
         this.canceller = canceller;
         this.shield = Coroutines.shield(this::interrupted);
     }
@@ -87,6 +89,7 @@ final class BorrowedConnection implements Connection {
     /** Hikari lent {@code c}: this borrow is the borrower's connection now. */
     BorrowedConnection lend(Connection c) {
         this.connection = c;
+        pool.lent(this);
         if (cancelMissed) { // read after the write above: a cancel either sees the connection or is scheduled again
             cancelMissed = false;
             cancelTimer = canceller.schedule(this::cancelStatement);
@@ -104,6 +107,40 @@ final class BorrowedConnection implements Connection {
         giveBack();
     }
 
+    /** Whether {@code c} is the connection this borrow lends (Hikari's). */
+    boolean lends(Connection c) {
+        return connection == c;
+    }
+
+    /** Still lent as far as this borrow knows, while Hikari's connection is closed: it went back another way. */
+    boolean closedElsewhere() {
+        Connection c = connection;
+        return state == IN_USE && c != null && closed(c);
+    }
+
+    /**
+     * Ends this borrow if its connection went back another way: gives its turn to the next in line and lets the
+     * interrupt through. {@code mayWait}: whether the caller may wait for a cancel request on its way to the
+     * server; a caller that may not leaves the borrow to the next reclaim while one is.
+     */
+    void reclaim(boolean mayWait) {
+        if (closedElsewhere() && (mayWait ? end() : STATE.compareAndSet(this, IN_USE, RETURNED))) {
+            Timer t = cancelTimer;
+            if (t != null) {
+                t.cancel();
+            }
+            giveBack();
+        }
+    }
+
+    private static boolean closed(Connection c) {
+        try {
+            return c.isClosed();
+        } catch (SQLException e) {
+            return true; // Hikari's connection answers from a field; a driver's that fails to answer is no use either
+        }
+    }
+
     /** Hikari's connection: {@link #lend} sets it before the borrower gets this borrow, so its calls all find it. */
     private Connection lent() {
         Connection c = connection;
@@ -116,11 +153,15 @@ final class BorrowedConnection implements Connection {
     /** The borrowing coroutine is being interrupted (on the interrupting thread: must not block). */
     private void interrupted() {
         canceller.deferred();
-        cancelTimer = canceller.schedule(this::cancelStatement);
+        reclaim(false); // a connection that went back another way has no statement to wait for
+        if (state == IN_USE) {
+            cancelTimer = canceller.schedule(this::cancelStatement);
+        }
     }
 
     /** In a coroutine of its own: asks the server to end the statement under way, unless the borrow ended first. */
     private void cancelStatement() {
+        reclaim(false); // gone back another way: nothing of this borrow's left to cancel
         CompletableFuture<Void> done = new CompletableFuture<>();
         cancelDone = done; // before the state says so: a close that sees CANCELLING waits for it
         if (!STATE.compareAndSet(this, IN_USE, CANCELLING)) {
@@ -159,7 +200,7 @@ final class BorrowedConnection implements Connection {
             } finally {
                 // Hikari's abort reaches only the driver's connection, and its entry goes back to the pool only on
                 // close: evicted first (by its owner: at once), the entry leaves the pool and the close returns nothing
-                pool.evictConnection(c);
+                pool.hikari().evictConnection(c);
                 try {
                     c.close();
                 } catch (SQLException aborted) {
@@ -174,7 +215,7 @@ final class BorrowedConnection implements Connection {
     void evict() {
         Connection c = connection;
         if (c != null) {
-            pool.evictConnection(c);
+            pool.hikari().evictConnection(c);
         }
     }
 
@@ -207,7 +248,7 @@ final class BorrowedConnection implements Connection {
     /** After Hikari has the connection back: the next borrower in line finds it idle, then the interrupt arrives. */
     private void giveBack() {
         try {
-            gate.exit();
+            pool.returned(this);
         } finally {
             shield.close();
         }
@@ -226,6 +267,23 @@ final class BorrowedConnection implements Connection {
     @Override
     public boolean isWrapperFor(Class<?> type) throws SQLException {
         return type.isInstance(this) || lent().isWrapperFor(type);
+    }
+
+    /**
+     * Equal to itself and to Hikari's connection it lends: what statements, result sets and metadata answer
+     * {@code getConnection()} with. Spring's {@code DataSourceUtils.releaseConnection} leaves a connection open when
+     * it equals the transaction's, and closes it otherwise: a stream closed inside a transaction would close the
+     * transaction's connection under it. Hikari's connection does not return the favour ({@code equals} is its
+     * identity), as no caller asks it.
+     */
+    @Override
+    public boolean equals(@Nullable Object other) {
+        return other == this || (other != null && other == connection);
+    }
+
+    @Override
+    public int hashCode() {
+        return System.identityHashCode(connection); // Hikari's identity, which equals agrees with
     }
 
     @Override

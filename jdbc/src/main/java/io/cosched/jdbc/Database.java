@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
 enum Database {
 
     /** The PostgreSQL driver: its {@code socketFactory} and {@code socketFactoryArg} URL parameters. */
-    POSTGRESQL("jdbc:postgresql:", "org.postgresql.Driver") {
+    POSTGRESQL("jdbc:postgresql:", "org.postgresql.Driver", "SHOW max_connections") {
         @Override
         void bind(HikariDataSource pool, HikariConfig template, IOManager io, int loopIndex) {
             pool.setJdbcUrl(withParameters(
@@ -41,7 +41,7 @@ enum Database {
      * MariaDB Connector/J: its {@code socketFactory} option names {@link MariaDbLoopSockets}, which reads
      * the loop from the {@code coschedLoop} option (the driver keeps options it does not know for it).
      */
-    MARIADB("jdbc:mariadb:", "org.mariadb.jdbc.Driver") {
+    MARIADB("jdbc:mariadb:", "org.mariadb.jdbc.Driver", "SELECT @@max_connections") {
         @Override
         void bind(HikariDataSource pool, HikariConfig template, IOManager io, int loopIndex) {
             pool.setJdbcUrl(withParameters(
@@ -61,7 +61,7 @@ enum Database {
      * hands a socket factory no option it does not know, so the loop reaches it from the pool's
      * {@code DataSource}, which names it for the thread that connects.
      */
-    MYSQL("jdbc:mysql:", "com.mysql.cj.jdbc.Driver") {
+    MYSQL("jdbc:mysql:", "com.mysql.cj.jdbc.Driver", "SELECT @@max_connections") {
         @Override
         void bind(HikariDataSource pool, HikariConfig template, IOManager io, int loopIndex) {
             String url = withParameters(template.getJdbcUrl(), "socketFactory=" + MySqlLoopSockets.class.getName());
@@ -85,10 +85,25 @@ enum Database {
 
     private final String urlPrefix;
     private final String driverClassName;
+    private final String maxConnectionsQuery;
 
-    Database(String urlPrefix, String driverClassName) {
+    Database(String urlPrefix, String driverClassName, String maxConnectionsQuery) {
         this.urlPrefix = urlPrefix;
         this.driverClassName = driverClassName;
+        this.maxConnectionsQuery = maxConnectionsQuery;
+    }
+
+    /** How many connections the server takes in all (its {@code max_connections}), asked over {@code connection}. */
+    int maxConnections(Connection connection) throws SQLException {
+        try (java.sql.Statement s = connection.createStatement();
+                java.sql.ResultSet rs = s.executeQuery(maxConnectionsQuery)) {
+            if (!rs.next()) {
+                throw new SQLException(maxConnectionsQuery + " answered no row");
+            }
+            return Integer.parseInt(rs.getString(1).trim());
+        } catch (NumberFormatException e) {
+            throw new SQLException(maxConnectionsQuery + " answered no number", e);
+        }
     }
 
     /** The driver's class, as Spring Boot and HikariCP name it. */

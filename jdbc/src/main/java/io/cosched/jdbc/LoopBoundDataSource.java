@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -43,12 +44,14 @@ import org.jspecify.annotations.Nullable;
  */
 public class LoopBoundDataSource extends HikariDataSource {
 
+    private static final System.Logger LOG = System.getLogger(LoopBoundDataSource.class.getName());
+
     private final IOManager io;
     private final Database database;
     private final String name;
-    private final HikariDataSource @Nullable [] pools; // null only during HikariConfig's constructor
-    private final LoopGate[] gates;
+    private final LoopPool @Nullable [] loops; // null only during HikariConfig's constructor
     private final StatementCanceller canceller;
+    private final AtomicBoolean serverLimitChecked = new AtomicBoolean();
 
     /** How long a statement may run on after its coroutine was interrupted before it is cancelled, by default. */
     public static final Duration DEFAULT_CANCEL_STATEMENTS_AFTER = Duration.ofSeconds(1);
@@ -88,35 +91,103 @@ public class LoopBoundDataSource extends HikariDataSource {
                 io,
                 Arguments.nonNegative("cancelStatementsAfter", cancelStatementsAfter),
                 c -> database.cancel(c, this));
-        int loops = io.threads();
+        int n = io.threads();
         int total = template.getMaximumPoolSize();
         String base = template.getPoolName() != null ? template.getPoolName() : "HikariPool";
         this.name = base;
-        HikariDataSource[] pools = new HikariDataSource[loops];
-        this.gates = new LoopGate[loops];
-        for (int i = 0; i < loops; i++) {
+        MetricsTrackerFactory applicationTrackers = template.getMetricsTrackerFactory() != null
+                ? template.getMetricsTrackerFactory()
+                : trackersFor(template.getMetricRegistry());
+        LoopPool[] loops = new LoopPool[n];
+        for (int i = 0; i < n; i++) {
             HikariDataSource pool = new HikariDataSource();
             template.copyStateTo(pool);
             pool.setPoolName(base + "-loop" + i);
             database.bind(pool, template, io, i);
-            pool.setMaximumPoolSize(share(total, loops, i));
+            pool.setMaximumPoolSize(share(total, n, i));
             if (template.getMinimumIdle() >= 0) {
-                pool.setMinimumIdle(Math.min(share(template.getMinimumIdle(), loops, i), pool.getMaximumPoolSize()));
+                pool.setMinimumIdle(Math.min(share(template.getMinimumIdle(), n, i), pool.getMaximumPoolSize()));
             }
-            gates[i] = new LoopGate(pool.getMaximumPoolSize(), () -> describe(pool));
-            pools[i] = pool;
+            loops[i] = new LoopPool(pool, applicationTrackers);
         }
-        this.pools = pools;
+        this.loops = loops;
+        logSizes(total, loops);
     }
 
-    private static String describe(HikariDataSource pool) {
-        HikariPoolMXBean p = pool.getHikariPoolMXBean();
-        return pool.getPoolName() + " ("
-                + (p == null
-                        ? "not started"
-                        : "total=" + p.getTotalConnections() + ", active=" + p.getActiveConnections() + ", idle="
-                                + p.getIdleConnections())
-                + ")";
+    /** Says once how the configured size was split over the loops, and warns where a loop's share is too small. */
+    private void logSizes(int configured, LoopPool[] loops) {
+        int smallest = Integer.MAX_VALUE;
+        int largest = 0;
+        for (LoopPool loop : loops) {
+            smallest = Math.min(smallest, loop.hikari().getMaximumPoolSize());
+            largest = Math.max(largest, loop.hikari().getMaximumPoolSize());
+        }
+        int total = connections();
+        LOG.log(
+                System.Logger.Level.INFO,
+                name + ": maximumPoolSize " + configured + " is the total over " + loops.length + " loops: "
+                        + (smallest == largest ? smallest : smallest + " to " + largest) + " connection"
+                        + (largest == 1 ? "" : "s") + " per loop ("
+                        + name + "-loop0" + (loops.length > 1 ? " to " + name + "-loop" + (loops.length - 1) : "")
+                        + (total > configured ? "; " + total + " in all, since every loop gets at least one" : "")
+                        + ")");
+        if (smallest < 2) {
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    name + ": a loop's pool has " + smallest + " connection (maximumPoolSize " + configured
+                            + " over " + loops.length + " loops): a coroutine that holds it and asks for a "
+                            + "second (REQUIRES_NEW, a query while a stream is open) waits for itself until the "
+                            + "connection timeout; set maximumPoolSize to at least " + 2 * loops.length
+                            + " (2 per loop)");
+        }
+    }
+
+    /** The connections of all loops' pools together, as configured. */
+    private int connections() {
+        int total = 0;
+        for (LoopPool loop : loopsOrNone()) {
+            total += loop.hikari().getMaximumPoolSize();
+        }
+        return total;
+    }
+
+    /**
+     * The factory HikariCP makes of a metric registry ({@code setMetricRegistry}): Dropwizard's (4 or 5) or
+     * Micrometer's, which the application brings; {@code null} for none.
+     */
+    private static @Nullable MetricsTrackerFactory trackersFor(@Nullable Object registry) {
+        if (registry == null) {
+            return null;
+        }
+        for (String[] kind : new String[][] {
+            {"com.codahale.metrics.MetricRegistry", "com.zaxxer.hikari.metrics.dropwizard.CodahaleMetricsTrackerFactory"
+            },
+            {
+                "io.dropwizard.metrics5.MetricRegistry",
+                "com.zaxxer.hikari.metrics.dropwizard.Dropwizard5MetricsTrackerFactory"
+            },
+            {
+                "io.micrometer.core.instrument.MeterRegistry",
+                "com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory"
+            }
+        }) {
+            try {
+                ClassLoader loader = registry.getClass().getClassLoader();
+                Class<?> type = Class.forName(kind[0], false, loader);
+                if (type.isInstance(registry)) {
+                    return (MetricsTrackerFactory) Class.forName(kind[1], true, HikariDataSource.class.getClassLoader())
+                            .getConstructor(type)
+                            .newInstance(registry);
+                }
+            } catch (ClassNotFoundException e) {
+                // not that kind of registry
+            } catch (ReflectiveOperationException | LinkageError e) {
+                throw new IllegalArgumentException(
+                        "metricRegistry: " + registry + " (expected: a registry HikariCP can report to: " + e + ")", e);
+            }
+        }
+        throw new IllegalArgumentException("metricRegistry: " + registry + " (expected: a Dropwizard MetricRegistry "
+                + "or a Micrometer MeterRegistry, as HikariCP takes)");
     }
 
     /**
@@ -162,7 +233,7 @@ public class LoopBoundDataSource extends HikariDataSource {
 
     /** The pool of the caller's loop: for a connection outside the borrow protocol (MySQL's cancel). */
     HikariDataSource poolOfCaller() throws SQLException {
-        return poolsOrNone()[loopIndex()];
+        return loopsOrNone()[loopIndex()].hikari();
     }
 
     /**
@@ -185,7 +256,30 @@ public class LoopBoundDataSource extends HikariDataSource {
 
     /** The pool of each loop, in loop order. */
     public List<HikariDataSource> pools() {
-        return List.of(poolsOrNone());
+        List<HikariDataSource> pools = new ArrayList<>();
+        for (LoopPool loop : loopsOrNone()) {
+            pools.add(loop.hikari());
+        }
+        return pools;
+    }
+
+    /**
+     * The line of borrowers in front of one loop's pool: its name and size, how many borrowers hold one of its
+     * connections ({@code lent}) and how many wait in line for one.
+     */
+    public record Line(String pool, int size, int lent, int waiting) {}
+
+    /** The line in front of each loop's pool, in loop order. */
+    public List<Line> lines() {
+        List<Line> lines = new ArrayList<>();
+        for (LoopPool loop : loopsOrNone()) {
+            lines.add(new Line(
+                    loop.hikari().getPoolName(),
+                    loop.hikari().getMaximumPoolSize(),
+                    loop.gate().taken(),
+                    loop.gate().waiting()));
+        }
+        return lines;
     }
 
     /**
@@ -206,9 +300,9 @@ public class LoopBoundDataSource extends HikariDataSource {
         if (isClosed()) {
             throw new SQLException("LoopBoundDataSource " + this + " has been closed.");
         }
-        int i = loopIndex();
-        HikariDataSource pool = poolsOrNone()[i];
-        LoopGate gate = gates[i];
+        LoopPool loop = loopsOrNone()[loopIndex()];
+        HikariDataSource pool = loop.hikari();
+        LoopGate gate = loop.gate();
         if (Thread.currentThread().isInterrupted()) {
             throw gate.cancelled();
         }
@@ -216,7 +310,7 @@ public class LoopBoundDataSource extends HikariDataSource {
         Duration timeout = Duration.ofMillis(pool.getConnectionTimeout());
         gate.enter(timeout);
         // Shielded from here: HikariCP may check an idle connection (a query) before it hands it out.
-        BorrowedConnection borrow = new BorrowedConnection(pool, gate, canceller);
+        BorrowedConnection borrow = new BorrowedConnection(loop, canceller);
         if (Thread.currentThread().isInterrupted()) {
             // interrupted between the check above and the shield (while the turn was handed over, say): from here
             // on an interrupt would wait for the shield, but this one is set already and would break the connection
@@ -241,10 +335,32 @@ public class LoopBoundDataSource extends HikariDataSource {
                 }
                 c = pool.getConnection(); // starts the pool
             }
+            if (!serverLimitChecked.get() && serverLimitChecked.compareAndSet(false, true)) {
+                checkServerLimit(c);
+            }
             return borrow.lend(c);
         } catch (SQLException | RuntimeException e) {
             borrow.abandon(); // no connection came of this turn
             throw e;
+        }
+    }
+
+    /** Warns once when the pools may open more connections than the server takes. */
+    private void checkServerLimit(Connection c) {
+        int limit;
+        try {
+            limit = database.maxConnections(c);
+        } catch (SQLException e) {
+            LOG.log(System.Logger.Level.DEBUG, name + ": could not read the server's connection limit", e);
+            return;
+        }
+        int total = connections();
+        if (total > limit) {
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    name + ": its pools may open " + total + " connections over " + loopsOrNone().length
+                            + " loops, but the database takes " + limit + " in all (max_connections): connections "
+                            + "past that fail to open, and every other client and instance shares the limit");
         }
     }
 
@@ -267,15 +383,15 @@ public class LoopBoundDataSource extends HikariDataSource {
             return;
         }
         super.close();
-        for (HikariDataSource pool : poolsOrNone()) {
-            pool.close();
+        for (LoopPool loop : loopsOrNone()) {
+            loop.hikari().close();
         }
     }
 
     @Override
     public boolean isRunning() {
-        for (HikariDataSource pool : poolsOrNone()) {
-            if (pool.isRunning()) {
+        for (LoopPool loop : loopsOrNone()) {
+            if (loop.hikari().isRunning()) {
                 return true;
             }
         }
@@ -284,45 +400,61 @@ public class LoopBoundDataSource extends HikariDataSource {
 
     /**
      * Evicts {@code connection} from the pool of the loop it came from, whichever thread asks: at once while it
-     * is lent (its close then returns nothing), else when it next comes back. A connection this data source did
-     * not lend belongs to none of its pools and is left alone, as HikariCP leaves one it did not make.
+     * is lent (its close then returns nothing), else when it next comes back. The connection may be the borrowed one
+     * or HikariCP's that its statements answer {@code getConnection()} with. A connection this data source did not
+     * lend belongs to none of its pools and is left alone, as HikariCP leaves one it did not make.
      */
     @Override
     public void evictConnection(Connection connection) {
         if (connection instanceof BorrowedConnection borrowed) {
             borrowed.evict();
+            return;
+        }
+        for (LoopPool loop : loopsOrNone()) {
+            BorrowedConnection borrowed = loop.borrowOf(connection);
+            if (borrowed != null) {
+                borrowed.evict();
+                return;
+            }
         }
     }
 
-    /** The loops' pools report to {@code metricsTrackerFactory}, each under its own name. */
+    /**
+     * The loops' pools report to {@code metricsTrackerFactory}, each under its own name, with the borrowers waiting
+     * in line counted as pending ({@code hikaricp.connections.pending}).
+     */
     @Override
-    public void setMetricsTrackerFactory(MetricsTrackerFactory metricsTrackerFactory) {
+    public void setMetricsTrackerFactory(@Nullable MetricsTrackerFactory metricsTrackerFactory) {
         super.setMetricsTrackerFactory(metricsTrackerFactory);
-        for (HikariDataSource pool : poolsOrNone()) {
-            pool.setMetricsTrackerFactory(metricsTrackerFactory);
+        for (LoopPool loop : loopsOrNone()) {
+            loop.applicationTrackers(metricsTrackerFactory);
         }
     }
 
-    /** The loops' pools report to {@code metricRegistry}, each under its own name. */
+    /**
+     * The loops' pools report to {@code metricRegistry} (Dropwizard's or Micrometer's), each under its own name, with
+     * the borrowers waiting in line counted as pending.
+     */
     @Override
-    public void setMetricRegistry(Object metricRegistry) {
+    public void setMetricRegistry(@Nullable Object metricRegistry) {
         super.setMetricRegistry(metricRegistry);
-        for (HikariDataSource pool : poolsOrNone()) {
-            pool.setMetricRegistry(metricRegistry);
+        MetricsTrackerFactory trackers = trackersFor(metricRegistry);
+        for (LoopPool loop : loopsOrNone()) {
+            loop.applicationTrackers(trackers);
         }
     }
 
     @Override
     public void setHealthCheckRegistry(Object healthCheckRegistry) {
         super.setHealthCheckRegistry(healthCheckRegistry);
-        for (HikariDataSource pool : poolsOrNone()) {
-            pool.setHealthCheckRegistry(healthCheckRegistry);
+        for (LoopPool loop : loopsOrNone()) {
+            loop.hikari().setHealthCheckRegistry(healthCheckRegistry);
         }
     }
 
-    /** The pools; none while HikariConfig's constructor runs (it may call setters, from a configuration file). */
-    private HikariDataSource[] poolsOrNone() {
-        return pools == null ? new HikariDataSource[0] : pools;
+    /** The loops' pools; none while HikariConfig's constructor runs (it may call setters, from a configuration file). */
+    private LoopPool[] loopsOrNone() {
+        return loops == null ? new LoopPool[0] : loops;
     }
 
     /** The sum over the loops' pools (a pool not started yet counts as empty). */
@@ -335,8 +467,8 @@ public class LoopBoundDataSource extends HikariDataSource {
 
         private List<HikariPoolMXBean> started() {
             List<HikariPoolMXBean> beans = new ArrayList<>();
-            for (HikariDataSource pool : poolsOrNone()) {
-                HikariPoolMXBean bean = pool.getHikariPoolMXBean();
+            for (LoopPool loop : loopsOrNone()) {
+                HikariPoolMXBean bean = loop.hikari().getHikariPoolMXBean();
                 if (bean != null) {
                     beans.add(bean);
                 }
@@ -365,11 +497,17 @@ public class LoopBoundDataSource extends HikariDataSource {
                     .sum();
         }
 
+        /** Those waiting inside HikariCP and those waiting in the loops' lines in front of it. */
         @Override
         public int getThreadsAwaitingConnection() {
-            return started().stream()
-                    .mapToInt(HikariPoolMXBean::getThreadsAwaitingConnection)
-                    .sum();
+            int inLine = 0;
+            for (LoopPool loop : loopsOrNone()) {
+                inLine += loop.gate().waiting();
+            }
+            return inLine
+                    + started().stream()
+                            .mapToInt(HikariPoolMXBean::getThreadsAwaitingConnection)
+                            .sum();
         }
 
         @Override
@@ -390,6 +528,6 @@ public class LoopBoundDataSource extends HikariDataSource {
 
     @Override
     public String toString() {
-        return "LoopBoundDataSource (" + name + ", " + poolsOrNone().length + " pools on " + io.name() + ")";
+        return "LoopBoundDataSource (" + name + ", " + loopsOrNone().length + " pools on " + io.name() + ")";
     }
 }

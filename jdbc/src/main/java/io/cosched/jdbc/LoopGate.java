@@ -14,7 +14,8 @@ import java.util.function.Supplier;
  * Who may borrow from one loop's pool, in the order they asked: as many borrowers as the pool has
  * connections, the others wait in line. A connection given back passes its turn to the first in
  * line, resuming it from the thread that gave the connection back: on a loop, that thread (and so
- * the resume) is the loop's own.
+ * the resume) is the loop's own. Before a borrower joins the line, and before a waiter gives up, the
+ * gate asks its pool to reclaim turns whose connections went back unseen ({@link LoopPool#reclaim}).
  *
  * <p>Why not let them all wait inside HikariCP: there every borrower that finds no idle connection
  * wakes Hikari's connection-adder thread and parks with a JDK timer (two thread hops for nothing
@@ -26,12 +27,14 @@ import java.util.function.Supplier;
 final class LoopGate {
 
     private final int capacity;
+    private final Runnable reclaim; // gives back the turns of borrows whose connection went back unseen
     private final Supplier<String> describe; // the pool and its numbers, for a timeout's message
     private final ArrayDeque<CompletableFuture<Void>> line = new ArrayDeque<>(); // guarded by this
     private int taken; // guarded by this
 
-    LoopGate(int capacity, Supplier<String> describe) {
+    LoopGate(int capacity, Runnable reclaim, Supplier<String> describe) {
         this.capacity = capacity;
+        this.reclaim = reclaim;
         this.describe = describe;
     }
 
@@ -43,6 +46,10 @@ final class LoopGate {
      *         borrower's request was cancelled, which is no database error (see {@link LoopBoundDataSource#getConnection()})
      */
     void enter(Duration timeout) throws SQLException {
+        if (tryTake()) {
+            return;
+        }
+        reclaim.run(); // before the line grows on turns that are free in truth
         CompletableFuture<Void> turn;
         synchronized (this) {
             if (line.isEmpty() && taken < capacity) {
@@ -55,10 +62,11 @@ final class LoopGate {
         try {
             Coroutines.await(turn, timeout); // parks; the loop's own timer ends it at the limit
         } catch (AwaitTimeoutException e) {
+            reclaim.run(); // a turn lost since this waiter joined would go to the first in line
             if (leaveLine(turn)) {
                 throw new SQLTransientConnectionException(
-                        describe.get() + " - Connection is not available, request " + "timed out after "
-                                + timeout.toMillis() + "ms",
+                        describe.get() + " - Connection is not available, request timed out after " + timeout.toMillis()
+                                + "ms",
                         "08001",
                         e);
             }
@@ -72,6 +80,14 @@ final class LoopGate {
             cancelled.initCause(e);
             throw cancelled;
         }
+    }
+
+    private synchronized boolean tryTake() {
+        if (line.isEmpty() && taken < capacity) {
+            taken++;
+            return true;
+        }
+        return false;
     }
 
     /** What an interrupted borrower gets instead of a connection. */
@@ -107,5 +123,15 @@ final class LoopGate {
     /** Borrowers in, and in line. */
     synchronized String state() {
         return "in=" + taken + ", waiting=" + line.size();
+    }
+
+    /** Borrowers holding a turn. */
+    synchronized int taken() {
+        return taken;
+    }
+
+    /** Borrowers waiting in line. */
+    synchronized int waiting() {
+        return line.size();
     }
 }

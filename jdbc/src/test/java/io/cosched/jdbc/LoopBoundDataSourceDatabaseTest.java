@@ -197,11 +197,11 @@ class LoopBoundDataSourceDatabaseTest {
         Borrower holder = Borrower.on(io, 0, ds, POSTGRESQL);
         long session = holder.sessionId();
         Throwable timedOut = Borrower.on(io, 0, ds, POSTGRESQL).failure();
-        // the gate's message: the pool and its numbers first (HikariCP's own puts them last, with "waiting=")
+        // the gate's message: the pool, its size and numbers, and its line first (HikariCP's own puts them last)
         assertThat(timedOut)
                 .isInstanceOf(SQLTransientConnectionException.class)
-                .hasMessage("loopds-loop0 (total=1, "
-                        + "active=1, idle=0) - Connection is not available, request timed out after 300ms");
+                .hasMessage("loopds-loop0 (size=1, total=1, active=1, idle=0, in=1, waiting=0) - Connection is not "
+                        + "available, request timed out after 300ms");
         assertThat(((SQLException) timedOut).getSQLState()).isEqualTo("08001");
         holder.releaseAndJoin();
         // had the timed-out borrower kept its place, the turn given back would have gone to it, and this one would
@@ -209,6 +209,31 @@ class LoopBoundDataSourceDatabaseTest {
         Borrower next = Borrower.on(io, 0, ds, POSTGRESQL);
         assertThat(next.sessionId()).isEqualTo(session);
         next.releaseAndJoin();
+    }
+
+    @ParameterizedTest
+    @EnumSource(RealDatabase.class)
+    void itWarnsOnceWhenItsPoolsMayOpenMoreConnectionsThanTheServerTakes(RealDatabase db) throws Exception {
+        try (LogLines log = new LogLines()) {
+            dataSource(db, 1, c -> {
+                c.setMaximumPoolSize(100_000);
+                c.setMinimumIdle(1); // opens one connection per pool, not the 100,000
+            });
+            int limit;
+            try (Connection admin = db.admin()) {
+                limit = Database.of(db.url(), null).maxConnections(admin);
+            }
+            for (int i = 0; i < 3; i++) {
+                Borrower b = Borrower.on(io, i % 2, ds, db);
+                b.sessionId();
+                b.releaseAndJoin();
+            }
+            assertThat(log.lines())
+                    .filteredOn(line -> line.startsWith("WARNING"))
+                    .containsExactly("WARNING loopds: its pools may open 100000 connections over 2 loops, but the "
+                            + "database takes " + limit + " in all (max_connections): connections past that fail to "
+                            + "open, and every other client and instance shares the limit");
+        }
     }
 
     @Test
@@ -233,8 +258,9 @@ class LoopBoundDataSourceDatabaseTest {
                 .toFuture()
                 .get(WAIT_SECONDS, TimeUnit.SECONDS);
         assertThat(outcome)
-                .isEqualTo("loopds-loop0 (not started) - no connection for an interrupted borrower (its "
-                        + "request was cancelled, or it timed out) | still interrupted true | then lent true");
+                .isEqualTo(
+                        "loopds-loop0 (size=1, not started, in=0, waiting=0) - no connection for an interrupted borrower (its "
+                                + "request was cancelled, or it timed out) | still interrupted true | then lent true");
     }
 
     @Test

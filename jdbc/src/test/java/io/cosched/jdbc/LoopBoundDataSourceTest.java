@@ -74,6 +74,32 @@ class LoopBoundDataSourceTest {
     }
 
     @Test
+    void itSaysOnceThatTheSizeIsTheTotalAndWhatEachLoopGets() {
+        try (LogLines log = new LogLines();
+                LoopBoundDataSource ds = new LoopBoundDataSource(postgres(10), io)) {
+            assertThat(log.lines())
+                    .containsExactly("INFO orders: maximumPoolSize 10 is the total over 3 loops: 3 to 4 connections "
+                            + "per loop (orders-loop0 to orders-loop2)");
+            assertThat(ds.lines()).extracting(LoopBoundDataSource.Line::size).containsExactly(4, 3, 3);
+        }
+    }
+
+    @Test
+    void itWarnsWhenALoopGetsFewerThanTwoConnections() {
+        try (LogLines log = new LogLines();
+                LoopBoundDataSource ds = new LoopBoundDataSource(postgres(2), io)) {
+            assertThat(log.lines())
+                    .containsExactly(
+                            "INFO orders: maximumPoolSize 2 is the total over 3 loops: 1 connection per loop "
+                                    + "(orders-loop0 to orders-loop2; 3 in all, since every loop gets at least one)",
+                            "WARNING orders: a loop's pool has 1 connection (maximumPoolSize 2 over 3 loops): a "
+                                    + "coroutine that holds it and asks for a second (REQUIRES_NEW, a query while a "
+                                    + "stream is open) waits for itself until the connection timeout; set "
+                                    + "maximumPoolSize to at least 6 (2 per loop)");
+        }
+    }
+
+    @Test
     void onlyAPostgresMariaDbOrMySqlUrlWithoutASocketFactoryOfItsOwnCanBeBound() {
         HikariConfig h2 = new HikariConfig();
         h2.setJdbcUrl("jdbc:h2:mem:x");

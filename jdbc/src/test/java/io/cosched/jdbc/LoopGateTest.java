@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Timeout;
 class LoopGateTest {
 
     private IOManager io;
-    private final LoopGate gate = new LoopGate(1, () -> "pool-loop0");
+    private final LoopGate gate = new LoopGate(1, () -> {}, () -> "pool-loop0");
 
     @BeforeEach
     void start() {

@@ -57,6 +57,11 @@ enum RealDatabase {
         }
 
         @Override
+        String terminate(long id) {
+            return "SELECT pg_terminate_backend(" + id + ")";
+        }
+
+        @Override
         Class<?> driverConnection() {
             return PGConnection.class;
         }
@@ -196,6 +201,11 @@ enum RealDatabase {
     /** One row, one column: whether session {@code ?} runs a statement like {@code ?} now (0 or 1). */
     String runningStatementsOfSession() {
         return "SELECT count(*) FROM information_schema.PROCESSLIST WHERE ID = ? AND INFO LIKE ?";
+    }
+
+    /** A statement that ends session {@code id} on the server. */
+    String terminate(long id) {
+        return "KILL " + id;
     }
 
     /** The SQLState the driver fails a statement with when the server cancelled it. */
