@@ -7,14 +7,18 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.core.Ordered;
 
 /**
  * Puts a HikariCP {@code DataSource} bean for PostgreSQL, MariaDB or MySQL on cosched's event loops: once Spring Boot
  * (or the application) has configured it, it is replaced by a {@link LoopBoundDataSource} made from
  * its configuration. One that cannot be (another database, started already, a data source class
  * instead of a URL, a socket factory of its own) is left as it is, and the log says why at INFO.
+ *
+ * <p>It runs before the post-processors that wrap a DataSource (JDBC tracing and logging decorators): they wrap the
+ * loops' data source then, where run first they would hide the Hikari one from it.
  */
-final class LoopBoundDataSourcePostProcessor implements BeanPostProcessor {
+final class LoopBoundDataSourcePostProcessor implements BeanPostProcessor, Ordered {
 
     private static final Log LOG = LogFactory.getLog(LoopBoundDataSourcePostProcessor.class);
 
@@ -24,6 +28,11 @@ final class LoopBoundDataSourcePostProcessor implements BeanPostProcessor {
     LoopBoundDataSourcePostProcessor(ObjectProvider<IOManager> io, ObjectProvider<CoschedJdbcProperties> properties) {
         this.io = io;
         this.properties = properties;
+    }
+
+    @Override
+    public int getOrder() {
+        return Ordered.HIGHEST_PRECEDENCE;
     }
 
     @Override

@@ -45,15 +45,26 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 @Timeout(120)
 abstract class JdbcOnTheLoopContract {
 
+    /** The server and driver this subclass runs against. */
+    abstract TestServer server();
+
     /** The server's JDBC URL for this driver, or {@code null} when no server is configured. */
-    abstract String url();
+    String url() {
+        return server().url();
+    }
 
-    abstract String user();
+    String user() {
+        return server().user();
+    }
 
-    abstract String password();
+    String password() {
+        return server().password();
+    }
 
     /** The shell command that restarts the server, or {@code null}. */
-    abstract String restart();
+    String restart() {
+        return server().restart();
+    }
 
     /** URL parameters that every test's pool adds (a name the fault tests find its connections by). */
     abstract String tagParameters();
@@ -86,7 +97,9 @@ abstract class JdbcOnTheLoopContract {
     abstract String socketTimeoutParameters();
 
     /** The name the URL gives to the driver the application brings. */
-    abstract String driverName();
+    String driverName() {
+        return server().driverName();
+    }
 
     private ApplicationContextRunner runner;
 

@@ -4,13 +4,8 @@ package io.cosched.spring.boot.autoconfigure.jdbc;
 class MariaDbJdbcTest extends MySqlFamilyJdbcTest {
 
     @Override
-    String scheme() {
-        return "jdbc:mariadb:";
-    }
-
-    @Override
-    String driverName() {
-        return "MariaDB Connector/J";
+    TestServer server() {
+        return TestServer.MARIADB;
     }
 
     @Override

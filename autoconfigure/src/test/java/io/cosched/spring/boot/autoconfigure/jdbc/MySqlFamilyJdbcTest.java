@@ -12,30 +12,6 @@ import java.util.List;
  */
 abstract class MySqlFamilyJdbcTest extends JdbcOnTheLoopContract {
 
-    /** The MariaDB URL .ci sets, with this driver's scheme. */
-    abstract String scheme();
-
-    @Override
-    String url() {
-        String url = System.getenv("COSCHED_TEST_MARIADB_URL");
-        return url == null ? null : url.replaceFirst("^jdbc:mariadb:", scheme());
-    }
-
-    @Override
-    String user() {
-        return System.getenv().getOrDefault("COSCHED_TEST_MARIADB_USER", "cosched");
-    }
-
-    @Override
-    String password() {
-        return System.getenv().getOrDefault("COSCHED_TEST_MARIADB_PASSWORD", "cosched");
-    }
-
-    @Override
-    String restart() {
-        return System.getenv("COSCHED_TEST_MARIADB_RESTART");
-    }
-
     @Override
     String tagParameters() {
         return "connectTimeout=5000"; // the tests' connections are told apart by user, not by a tag

@@ -4,13 +4,8 @@ package io.cosched.spring.boot.autoconfigure.jdbc;
 class MySqlJdbcTest extends MySqlFamilyJdbcTest {
 
     @Override
-    String scheme() {
-        return "jdbc:mysql:";
-    }
-
-    @Override
-    String driverName() {
-        return "MySQL Connector/J";
+    TestServer server() {
+        return TestServer.MYSQL;
     }
 
     @Override

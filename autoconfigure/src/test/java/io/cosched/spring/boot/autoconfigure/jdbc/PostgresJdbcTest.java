@@ -10,28 +10,8 @@ class PostgresJdbcTest extends JdbcOnTheLoopContract {
     private static final String APP = "cosched-jdbc-test";
 
     @Override
-    String url() {
-        return System.getenv("COSCHED_TEST_POSTGRES_URL");
-    }
-
-    @Override
-    String user() {
-        return System.getenv().getOrDefault("COSCHED_TEST_POSTGRES_USER", "cosched");
-    }
-
-    @Override
-    String password() {
-        return System.getenv().getOrDefault("COSCHED_TEST_POSTGRES_PASSWORD", "cosched");
-    }
-
-    @Override
-    String restart() {
-        return System.getenv("COSCHED_TEST_POSTGRES_RESTART");
-    }
-
-    @Override
-    String driverName() {
-        return "PostgreSQL";
+    TestServer server() {
+        return TestServer.POSTGRESQL;
     }
 
     @Override

@@ -32,7 +32,13 @@ import reactor.core.publisher.Mono;
 
 /** A WebFlux application with blocking handlers, started on a random port by the web tests. */
 @SpringBootConfiguration
-@EnableAutoConfiguration
+// the JDBC tests' JPA and Spring Data JDBC on the class path are no part of this application
+@EnableAutoConfiguration(
+        excludeName = {
+            "org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration",
+            "org.springframework.boot.data.jpa.autoconfigure.DataJpaRepositoriesAutoConfiguration",
+            "org.springframework.boot.data.jdbc.autoconfigure.DataJdbcRepositoriesAutoConfiguration"
+        })
 @org.springframework.context.annotation.Import({StreamingHandlers.class, FanOutHandlers.class})
 public class WebTestApp {
 
