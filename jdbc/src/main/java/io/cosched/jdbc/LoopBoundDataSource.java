@@ -350,7 +350,8 @@ public class LoopBoundDataSource extends HikariDataSource {
         int limit;
         try {
             limit = database.maxConnections(c);
-        } catch (SQLException e) {
+        } catch (SQLException | RuntimeException e) {
+            // only a warning was at stake: the borrower gets its connection all the same
             LOG.log(System.Logger.Level.DEBUG, name + ": could not read the server's connection limit", e);
             return;
         }
