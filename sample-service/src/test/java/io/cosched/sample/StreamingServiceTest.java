@@ -109,7 +109,10 @@ class StreamingServiceTest {
         int clients = 200;
         int seconds = 6;
         double before = meters.counter("sample.balance.events").count();
-        ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
+        // the clients on threads of their own, as remote clients are: in fallback mode, virtual threads would queue
+        // behind the service's 200 producers on the same two carriers, and read their events seconds late
+        ExecutorService pool =
+                Executors.newThreadPerTaskExecutor(Thread.ofPlatform().factory());
         List<Future<Long>> read = new ArrayList<>();
         CountDownLatch allRead = new CountDownLatch(clients);
         CountDownLatch mayClose = new CountDownLatch(1);
@@ -141,7 +144,9 @@ class StreamingServiceTest {
             }
             // measured as at the start, with every stream open: a stream torn down meanwhile (its buffers, the
             // cancellation's exceptions) is no growth, and once closed, events a producer buffered are gone
+            // 6 s of reading, once the producers have filled their windows: seconds of CPU on a small machine
             await(
+                    Duration.ofSeconds(60),
                     () -> allRead.getCount() == 0 || read.stream().anyMatch(Future::isDone),
                     () -> allRead.getCount() + " clients still reading");
             long heapAtEnd = liveHeap();
@@ -315,10 +320,17 @@ class StreamingServiceTest {
 
     private static void await(
             java.util.function.BooleanSupplier condition, java.util.function.Supplier<String> describe) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        await(Duration.ofSeconds(20), condition, describe);
+    }
+
+    private static void await(
+            Duration within,
+            java.util.function.BooleanSupplier condition,
+            java.util.function.Supplier<String> describe) {
+        long deadline = System.nanoTime() + within.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("not reached within 20 s: " + describe.get());
+                throw new AssertionError("not reached within " + within.toSeconds() + " s: " + describe.get());
             }
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
         }
