@@ -58,6 +58,22 @@ public class Backends {
         return redis.getObject().opsForValue().get("bench:item");
     }
 
+    /**
+     * Ten rows read as a stream, the way Spring's docs show it ({@code JdbcClient...stream()} in a try-with-resources):
+     * Spring gives the connection back from the stream's close, through the statement (benchmarks/pool.sh).
+     */
+    public String streamRows(int id) {
+        int from = Math.floorMod(id, 990) + 1;
+        try (java.util.stream.Stream<String> names = jdbc.getObject()
+                .sql("SELECT name FROM items WHERE id >= ? AND id < ? ORDER BY id")
+                .param(from)
+                .param(from + 10)
+                .query(String.class)
+                .stream()) {
+            return names.collect(java.util.stream.Collectors.joining(","));
+        }
+    }
+
     /** A blocking JDBC read of one row. */
     public String readRow(int id) {
         return jdbc.getObject().sql("SELECT name FROM items WHERE id = ?").param(Math.floorMod(id, 1000) + 1)

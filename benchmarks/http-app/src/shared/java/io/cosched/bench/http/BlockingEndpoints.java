@@ -38,6 +38,11 @@ public abstract class BlockingEndpoints {
         return backends.readRow(id);
     }
 
+    @GetMapping("/jdbc-stream")
+    public String jdbcStream(@RequestParam(defaultValue = "1") int id) {
+        return backends.streamRows(id);
+    }
+
     @GetMapping("/redis")
     public String redis() {
         return backends.readRedis();

@@ -1,5 +1,6 @@
 package io.cosched.bench.mvc;
 
+import io.cosched.bench.http.AcquireTimes;
 import io.cosched.bench.http.Backends;
 import io.cosched.bench.http.BlockingEndpoints;
 import io.cosched.bench.http.StreamCounters;
@@ -16,7 +17,7 @@ import org.springframework.web.bind.annotation.RestController;
  */
 @SpringBootApplication
 @RestController
-@Import({Backends.class, StreamCounters.class})
+@Import({Backends.class, StreamCounters.class, AcquireTimes.class})
 public class MvcBenchApp extends BlockingEndpoints {
 
     public MvcBenchApp(Backends backends) {
