@@ -245,6 +245,14 @@ public abstract class Carrier implements RunTarget {
     }
 
     /**
+     * Whether the carrier is idle now, waiting for work: a loop in its poll (epoll_wait) for I/O or a timer, a
+     * pool's carrier parked with empty queues. Nothing to ping, nothing that can get stuck.
+     */
+    boolean waitsForWork() {
+        return false;
+    }
+
+    /**
      * Asks the carrier to prove it is alive by counting progress soon. Only a loop can be asked
      * (idle there means epoll_wait, not parked); others return {@code false}.
      *

@@ -1,6 +1,7 @@
 package io.cosched.internal;
 
 import io.netty.channel.IoEventLoop;
+import io.netty.channel.IoHandler;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.SingleThreadIoEventLoop;
@@ -41,7 +42,7 @@ final class CarrierEventLoopGroup extends MultiThreadIoEventLoopGroup {
     protected IoEventLoop newChild(Executor ignored, IoHandlerFactory ioHandlerFactory, Object... args) {
         Children children = (Children) args[0];
         LoopCarrier carrier = children.carriers[children.next++];
-        IoEventLoop loop = new CarrierLoop(this, carrier, ioHandlerFactory);
+        IoEventLoop loop = new CarrierLoop(this, carrier, PollWatch.factory(carrier, ioHandlerFactory));
         carrier.bind(loop);
         return loop;
     }
@@ -56,6 +57,14 @@ final class CarrierEventLoopGroup extends MultiThreadIoEventLoopGroup {
                     new ProgressQueue(carrier, newTaskQueue0(Integer.MAX_VALUE)),
                     newTaskQueue0(Integer.MAX_VALUE),
                     RejectedExecutionHandlers.reject());
+        }
+
+        /** Whether the loop's I/O is of {@code handlerType} (Netty's epoll, say): the watched handler's type. */
+        @Override
+        public boolean isIoType(Class<? extends IoHandler> handlerType) {
+            return ioHandler() instanceof PollWatch watch
+                    ? watch.watchedType().equals(handlerType)
+                    : super.isIoType(handlerType);
         }
     }
 

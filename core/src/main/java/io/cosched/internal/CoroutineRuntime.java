@@ -190,6 +190,19 @@ public abstract class CoroutineRuntime implements Scheduler {
         return w;
     }
 
+    /** The stall watchdog, or {@code null} without one; for tests. */
+    final @Nullable StallWatchdog watchdog() {
+        return watchdog;
+    }
+
+    /** Wakes the watchdog when it rests (every carrier was idle): a carrier has work again. Cheap otherwise. */
+    final void wakeRestingWatchdog() {
+        StallWatchdog w = watchdog;
+        if (w != null && w.isResting()) {
+            w.nudge();
+        }
+    }
+
     /** Makes the watchdog look now: something changed on a stalled carrier. */
     final void nudgeWatchdog() {
         StallWatchdog w = watchdog;

@@ -40,6 +40,8 @@ final class LoopCarrier extends Carrier implements Runnable {
 
     private volatile int drainScheduled;
     private volatile boolean closed;
+    // In the loop's poll, able to block (written by the loop's thread only, see PollWatch)
+    private volatile boolean polling;
 
     LoopCarrier(IORuntime runtime, int index, String threadName, boolean daemon, Ticker ticker) {
         super(index, threadName);
@@ -84,6 +86,33 @@ final class LoopCarrier extends Carrier implements Runnable {
     boolean hasFailed() {
         IoEventLoop l = loop;
         return l != null && l.isShuttingDown();
+    }
+
+    /** Pings the watchdog has posted to this loop; for tests. */
+    long pingsPosted() {
+        return pingsPosted;
+    }
+
+    @Override
+    boolean waitsForWork() {
+        return polling;
+    }
+
+    /** The loop is about to wait in its poll (epoll_wait) for I/O or a timer; on the loop's thread. */
+    void enterPoll() {
+        polling = true;
+    }
+
+    /**
+     * The loop's poll returned: I/O is ready, a timer or a task is due, or the wait was cut short. A resting
+     * watchdog (every loop was idle) watches again from here. On the loop's thread, and cheap when the loop was
+     * not polling: called once per loop turn and once more before the ready I/O is handled.
+     */
+    void leavePoll() {
+        if (polling) {
+            polling = false; // before the watchdog's flag is read: it sets that flag, then reads this one
+            runtime.wakeRestingWatchdog();
+        }
     }
 
     /** A Netty task that counts progress: answered at once by an idle loop, never by a stuck one. */

@@ -57,6 +57,11 @@ final class PoolCarrier extends Carrier {
         return parkState == IDLE;
     }
 
+    @Override
+    boolean waitsForWork() {
+        return parkState == IDLE;
+    }
+
     /** Wakes this carrier if it is idle; true if this call did. */
     boolean wake() {
         if (parkState == IDLE && PARK_STATE.compareAndSet(this, IDLE, WOKEN)) {
@@ -127,7 +132,8 @@ final class PoolCarrier extends Carrier {
         if (PARK_STATE.compareAndSet(this, IDLE, BUSY)) {
             pool.idleLeft();
         }
-        parkState = BUSY;
+        parkState = BUSY; // before the watchdog's flag is read: it sets that flag, then reads this state
+        pool.wakeRestingWatchdog();
     }
 
     /** Wakes the carrier whatever its state, so that it re-checks its exit condition. */

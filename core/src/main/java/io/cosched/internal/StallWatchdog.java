@@ -15,8 +15,10 @@ import org.jspecify.annotations.Nullable;
  * suspect carrier would cross the threshold or a stalled loop's timer falls due. A carrier is a
  * suspect when its progress count has not moved since the last look and either it is inside a task
  * of ours, or (an event loop) it has not answered a ping, which catches a loop blocked in plain Netty
- * or reactive code too. An idle loop answers pings at once, so it costs a wake-up per two looks and
- * is never a suspect.
+ * or reactive code too. A loop waiting in its poll (epoll_wait; {@link PollWatch} tells) and a pool's
+ * carrier parked for want of work are idle: neither pinged nor suspects. Once every carrier has been
+ * idle for two looks in a row with no task in between, the watchdog rests until the first of them has
+ * work again, so an idle scheduler costs no wake-ups.
  *
  * <p>A suspect a threshold old is judged by where its thread's time went (see {@link ThreadTimes}):
  * <ul>
@@ -41,6 +43,9 @@ final class StallWatchdog implements Runnable {
     private static final int STACK_FRAMES = 40;
     private static final long NONE = Long.MAX_VALUE;
     private static final long STARVATION_LOG_EVERY = TimeUnit.MINUTES.toNanos(1);
+    // Looks in a row with every carrier idle before the watchdog rests: a loop that serves requests
+    // moves between looks, so a busy service keeps its watchdog looking instead of waking it per request.
+    private static final int QUIET_LOOKS = 2;
 
     private enum Verdict {
         STUCK,
@@ -77,6 +82,9 @@ final class StallWatchdog implements Runnable {
     private long lastLook = NONE;
     private long lastStarvationLog = NONE;
     private long starvationsAtLastLog;
+
+    private int quietLooks; // looks in a row that found every carrier idle, none moved since the last
+    private volatile boolean resting; // parked until a carrier has work again
 
     private volatile boolean stopped;
     private @Nullable Thread thread;
@@ -165,15 +173,54 @@ final class StallWatchdog implements Runnable {
         }
     }
 
+    /** Whether the watchdog rests: every carrier was idle, and the first to have work again wakes it. */
+    boolean isResting() {
+        return resting;
+    }
+
     @Override
     public void run() {
         while (!stopped) {
             long next = check(ticker.nanoTime());
+            if (mayRest() && rest()) {
+                continue;
+            }
             long wait = next - ticker.nanoTime();
             if (wait > 0) {
                 LockSupport.parkNanos(this, wait);
             }
         }
+    }
+
+    private synchronized boolean mayRest() {
+        return quietLooks >= QUIET_LOOKS;
+    }
+
+    /**
+     * Parks until a carrier has work again (or the watchdog stops): nothing can get stuck while every carrier
+     * waits for work. The carrier clears its idle state, then reads {@link #resting}; the watchdog sets
+     * {@link #resting}, then reads the flags: whichever comes second sees the other, so no wake-up is lost.
+     *
+     * @return whether it rested; not when a carrier had work already
+     */
+    private boolean rest() {
+        resting = true;
+        for (Carrier c : carriers) {
+            if (serving(c) && !c.waitsForWork()) {
+                resting = false;
+                return false;
+            }
+        }
+        if (!stopped) {
+            LockSupport.park(this);
+        }
+        resting = false;
+        return true;
+    }
+
+    private static boolean serving(Carrier c) {
+        Thread t = c.thread();
+        return t != null && t.getState() != Thread.State.TERMINATED && !c.hasFailed();
     }
 
     /**
@@ -190,15 +237,18 @@ final class StallWatchdog implements Runnable {
         }
         lastLook = now;
         long next = now + periodNanos;
+        boolean quiet = true;
         for (int i = 0; i < carriers.length; i++) {
             Carrier c = carriers[i];
-            Thread t = c.thread();
-            if (t == null || t.getState() == Thread.State.TERMINATED || c.hasFailed()) {
-                continue; // not serving: a caller carrier nobody runs, or a carrier that died (the state says FAILED)
+            if (!serving(c)) {
+                continue; // a caller carrier nobody runs, or a carrier that died (the state says FAILED)
             }
             c.inOneTaskFor(0, now); // a look for the loop choosers too
             long p = c.progress();
-            if (p != seen[i]) {
+            boolean moved = p != seen[i];
+            if (moved || c.waitsForWork()) {
+                // moved, or idle waiting for work (no ping needed: it has nothing to answer with but the wake-up)
+                quiet &= !moved;
                 seen[i] = p;
                 seenAt[i] = now;
                 pinged[i] = false;
@@ -209,6 +259,7 @@ final class StallWatchdog implements Runnable {
                 }
                 continue;
             }
+            quiet = false;
             if (c.stalled) {
                 next = Math.min(next, c.rescueTimers(now));
                 // Reported once. Out of its task but no new one: a loop must first answer a ping; a
@@ -252,6 +303,7 @@ final class StallWatchdog implements Runnable {
             stalled(i, c, since, now, v);
             next = Math.min(next, c.rescueTimers(now));
         }
+        quietLooks = quiet ? quietLooks + 1 : 0;
         return next;
     }
 

@@ -7,6 +7,10 @@ import io.cosched.CarrierStats;
 import io.cosched.CoroutineState;
 import io.cosched.SchedulerStats;
 import io.cosched.TestSupport;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.ReferenceCountUtil;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -433,21 +437,125 @@ class StallWatchdogTest {
     }
 
     @Test
-    void anIdleLoopIsNeverReported() throws Exception {
+    void anIdleLoopInItsPollIsNeitherPingedNorReported() throws Exception {
         IORuntime io = new IORuntime(RuntimeSettings.of("idle-io", 1).withStallThresholdNanos(NO_WATCHDOG));
         scheduler = io;
         io.start();
         long[] now = {0};
         StallWatchdog watchdog = io.manualWatchdog(100 * MS, () -> now[0]);
-        io.netty.util.concurrent.SingleThreadEventExecutor loop = (io.netty.util.concurrent.SingleThreadEventExecutor)
-                io.carrier(0).loop();
+        LoopCarrier loop = io.carrier(0);
+        eventually(Duration.ofSeconds(5), loop::waitsForWork, () -> "loop 0 never waited in its poll");
         for (int round = 0; round < 20; round++) {
-            watchdog.check(now[0]); // every other look finds no move since the last and pings
+            watchdog.check(now[0]);
             now[0] += 60 * MS;
-            eventually(Duration.ofSeconds(5), () -> loop.pendingTasks() == 0, () -> "ping unanswered");
         }
+        assertThat(loop.pingsPosted())
+                .as("pings posted to a loop idle in epoll_wait")
+                .isZero();
         assertThat(io.stats().stalls()).isZero();
         assertThat(messages(Level.WARNING)).isEmpty();
+    }
+
+    /**
+     * Channel handlers run inside the loop's I/O turn, after its poll returned: a loop stuck in one is not idle. This
+     * holds Netty to what {@link PollWatch} relies on, that its I/O handler asks its context whether to report the
+     * active I/O time once the poll has returned and before it handles the ready I/O.
+     */
+    @Test
+    void aLoopStuckInAChannelHandlerOnReadyIoIsFoundByItsUnansweredPing() throws Exception {
+        IORuntime io = new IORuntime(RuntimeSettings.of("handler-io", 1).withStallThresholdNanos(NO_WATCHDOG));
+        scheduler = io;
+        io.start();
+        long[] now = {0};
+        StallWatchdog watchdog = io.manualWatchdog(100 * MS, () -> now[0]);
+        CountDownLatch entered = new CountDownLatch(1);
+        try (ServerSocket peer = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            Channel ch = io.bootstrap(0)
+                    .handler(new ChannelInboundHandlerAdapter() {
+                        @Override
+                        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                            ReferenceCountUtil.release(msg);
+                            entered.countDown();
+                            await(unblock); // a blocking call in a channel handler, on ready I/O
+                        }
+                    })
+                    .connect(peer.getLocalSocketAddress())
+                    .sync()
+                    .channel();
+            try (Socket other = peer.accept()) {
+                other.getOutputStream().write(1);
+                other.getOutputStream().flush();
+                assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+                LoopCarrier loop = io.carrier(0);
+                assertThat(loop.waitsForWork()).as("in a handler on ready I/O").isFalse();
+
+                watchdog.check(now[0]); // the connect and the read moved the loop since the watchdog was made
+                now[0] = 10 * MS;
+                watchdog.check(now[0]); // no move since, not in its poll nor in a task of ours: a ping
+                now[0] = 110 * MS;
+                watchdog.check(now[0]); // unanswered for a threshold
+
+                assertThat(io.carrierStats())
+                        .extracting(CarrierStats::state)
+                        .containsExactly(CarrierStats.State.STALLED);
+                assertThat(messages(Level.WARNING))
+                        .singleElement()
+                        .satisfies(m -> assertThat(m).contains("carrier handler-io-0", "channelRead"));
+                unblock.countDown();
+                eventually(
+                        Duration.ofSeconds(5),
+                        () -> {
+                            watchdog.check(now[0] += MS);
+                            return !loop.isStalled();
+                        },
+                        () -> "loop 0 never moved again");
+            } finally {
+                ch.close().sync();
+            }
+        }
+    }
+
+    /**
+     * With every carrier idle (loops in their poll, a pool's threads parked for want of work) the watchdog thread
+     * rests, parked without a deadline; the first carrier to get work wakes it, and one that then gets stuck is
+     * reported as ever.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"rest-io", "rest-pool"})
+    @Tag("carrier-only") // in fallback mode a spinning coroutine holds a JDK carrier, not ours
+    void theWatchdogRestsWhileEveryCarrierIsIdleAndACarrierThatGetsStuckWakesIt(String name) throws Exception {
+        RuntimeSettings settings = RuntimeSettings.of(name, 2).withStallThresholdNanos(100 * MS);
+        CoroutineRuntime runtime = name.endsWith("io") ? new IORuntime(settings) : new PoolRuntime(settings);
+        scheduler = runtime;
+        runtime.start();
+        Thread watchdogThread = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().equals("cosched-watchdog-" + name))
+                .findFirst()
+                .orElseThrow();
+        StallWatchdog watchdog = java.util.Objects.requireNonNull(runtime.watchdog());
+        eventually(
+                Duration.ofSeconds(10),
+                () -> watchdog.isResting() && watchdogThread.getState() == Thread.State.WAITING,
+                () -> "the watchdog never rested: " + watchdogThread.getState());
+
+        CountDownLatch started = new CountDownLatch(1);
+        Carrier stuck = runtime.carrierArray()[1];
+        runtime.spawn((Runnable) () -> spinUntilReleased(started), stuck, false);
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+        eventually(
+                Duration.ofSeconds(10),
+                () -> runtime.stats().stalls() == 1 && !messages(Level.WARNING).isEmpty(),
+                () -> "the stuck carrier was not reported: " + runtime.stats());
+        assertThat(stuck.isStalled()).isTrue();
+        assertThat(messages(Level.WARNING))
+                .singleElement()
+                .satisfies(m -> assertThat(m).contains("carrier " + name + "-1", "spinUntilReleased"));
+
+        release.set(true);
+        eventually(
+                Duration.ofSeconds(10),
+                () -> !stuck.isStalled() && watchdog.isResting(),
+                () -> "the watchdog did not rest again once the carrier moved: " + runtime.stats());
     }
 
     /**

@@ -1,0 +1,126 @@
+package io.cosched.internal;
+
+import io.netty.channel.IoHandle;
+import io.netty.channel.IoHandler;
+import io.netty.channel.IoHandlerContext;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.IoRegistration;
+import io.netty.util.concurrent.ThreadAwareExecutor;
+
+/**
+ * A loop's Netty I/O handler (epoll, NIO), telling its carrier when the loop waits in its poll: from just before a
+ * turn that may block until the poll returns. So the stall watchdog knows an idle loop without pinging it, and can
+ * rest while every loop is idle.
+ *
+ * <p>Where the poll ends: Netty's handlers ask their context {@link IoHandlerContext#shouldReportActiveIoTime()}
+ * once the wait has returned with ready I/O and before they handle it (Netty 4.2's epoll and NIO handlers); a turn
+ * that found nothing ends with {@link #run} itself. Channel handlers running on ready I/O are therefore never taken
+ * for an idle loop, and a loop stuck in one is found as before ({@code StallWatchdogTest} holds Netty to this).
+ */
+final class PollWatch implements IoHandler {
+
+    private final LoopCarrier carrier;
+    private final IoHandler delegate;
+
+    @SuppressWarnings("NullAway.Init") // set at the top of every turn, before the handler can use the context
+    private IoHandlerContext loop; // the loop's context, the same object every turn; the loop's thread only
+
+    private final IoHandlerContext watched = new IoHandlerContext() {
+        @Override
+        public boolean canBlock() {
+            return loop.canBlock();
+        }
+
+        @Override
+        public long delayNanos(long currentTimeNanos) {
+            return loop.delayNanos(currentTimeNanos);
+        }
+
+        @Override
+        public long deadlineNanos() {
+            return loop.deadlineNanos();
+        }
+
+        @Override
+        public boolean shouldReportActiveIoTime() {
+            carrier.leavePoll(); // the wait returned with I/O ready: handling it is work
+            return loop.shouldReportActiveIoTime();
+        }
+
+        @Override
+        public void reportActiveIoTime(long activeNanos) {
+            loop.reportActiveIoTime(activeNanos);
+        }
+    };
+
+    private PollWatch(LoopCarrier carrier, IoHandler delegate) {
+        this.carrier = carrier;
+        this.delegate = delegate;
+    }
+
+    /** Netty's factory for {@code carrier}'s loop, its handlers watched. */
+    static IoHandlerFactory factory(LoopCarrier carrier, IoHandlerFactory netty) {
+        return new IoHandlerFactory() {
+            @Override
+            public IoHandler newHandler(ThreadAwareExecutor executor) {
+                return new PollWatch(carrier, netty.newHandler(executor));
+            }
+
+            @Override
+            public boolean isChangingThreadSupported() {
+                return netty.isChangingThreadSupported();
+            }
+        };
+    }
+
+    /** The class of the handler watched, for {@code IoEventLoop.isIoType}. */
+    Class<? extends IoHandler> watchedType() {
+        return delegate.getClass();
+    }
+
+    @Override
+    public int run(IoHandlerContext context) {
+        loop = context;
+        boolean mayBlock = context.canBlock();
+        if (mayBlock) {
+            carrier.enterPoll();
+        }
+        try {
+            return delegate.run(watched);
+        } finally {
+            if (mayBlock) {
+                carrier.leavePoll();
+            }
+        }
+    }
+
+    @Override
+    public void initialize() {
+        delegate.initialize();
+    }
+
+    @Override
+    public void prepareToDestroy() {
+        delegate.prepareToDestroy();
+    }
+
+    @Override
+    public void destroy() {
+        delegate.destroy();
+    }
+
+    @Override
+    public IoRegistration register(IoHandle handle) throws Exception {
+        return delegate.register(handle);
+    }
+
+    @Override
+    public void wakeup() {
+        delegate.wakeup();
+    }
+
+    @Override
+    public boolean isCompatible(Class<? extends IoHandle> handleType) {
+        return delegate.isCompatible(handleType);
+    }
+}
