@@ -65,6 +65,27 @@ class CoroutinesTest {
         assertThat(c.attachment()).isNull();
     }
 
+    /**
+     * The loop is asked to wake a little before a sleep's deadline (Linux's timer slack makes it late by as much): a
+     * wake that comes before the deadline must wait out the rest, never end the sleep early.
+     */
+    @Test
+    void aSleepNeverEndsBeforeItsDuration() throws Exception {
+        long[] shortest = io.spawn(() -> {
+                    long[] took = {Long.MAX_VALUE, Long.MAX_VALUE};
+                    for (int i = 0; i < 300; i++) {
+                        Duration d = i % 2 == 0 ? Duration.ofMillis(1) : Duration.ofNanos(70_000);
+                        long t0 = System.nanoTime();
+                        Coroutines.sleep(d);
+                        took[i % 2] = Math.min(took[i % 2], System.nanoTime() - t0);
+                    }
+                    return took;
+                })
+                .join();
+        assertThat(shortest[0]).as("shortest sleep of 1 ms, in ns").isGreaterThanOrEqualTo(1_000_000);
+        assertThat(shortest[1]).as("shortest sleep of 70 us, in ns").isGreaterThanOrEqualTo(70_000);
+    }
+
     @Test
     void aSleepingCoroutineIsCountedAsSleepingAndCancelWakesIt() throws Exception {
         Coroutine<Void> sleeper = io.spawn(() -> {

@@ -29,6 +29,7 @@ final class LoopTimers implements TimerHost {
     private static final VarHandle LOOP_PENDING = VarHandles.field(MethodHandles.lookup(), "loopPending", int.class);
     private static final VarHandle LOCK = VarHandles.field(MethodHandles.lookup(), "lock", int.class);
     private static final long NONE = Long.MAX_VALUE;
+    private static final long TIMER_SLACK_NANOS = 50_000;
 
     private final LoopCarrier carrier;
     private final Ticker ticker;
@@ -298,7 +299,11 @@ final class LoopTimers implements TimerHost {
             wake.cancel(false);
         }
         wakeAt = due;
-        long delay = Math.max(0, due - ticker.nanoTime());
+        // Linux lets a sleeping thread's timer fire up to its slack late (50 us by default) to batch wake-ups: asked
+        // that much early, the loop wakes about at the deadline. A wake that comes early (batched with another timer)
+        // waits for the rest in full rather than spin through loop turns.
+        long left = due - ticker.nanoTime();
+        long delay = left > TIMER_SLACK_NANOS ? left - TIMER_SLACK_NANOS : Math.max(0, left);
         wake = carrier.loop().schedule(onWake, delay, TimeUnit.NANOSECONDS);
     }
 

@@ -30,6 +30,9 @@ final class TimerQueue {
     private final TimerImpl[] heads = new TimerImpl[READY + 1];
     private final TimerImpl[] tails = new TimerImpl[READY + 1];
     private final long[] occupied = new long[LEVELS];
+    // Per level-0 slot, no later than its earliest deadline (the earliest linked since it was last empty): the loop
+    // wakes for the slot then rather than at its tick's start, once instead of twice for a lone timer.
+    private final long[] earliest0 = new long[SLOTS];
     private long currentTick; // every slot up to this tick has been visited
     private int size;
 
@@ -57,6 +60,9 @@ final class TimerQueue {
             int level = (63 - Long.numberOfLeadingZeros(tick ^ currentTick)) / LEVEL_BITS;
             int slot = (int) (tick >>> (level * LEVEL_BITS)) & (SLOTS - 1);
             index = level * SLOTS + slot;
+            if (level == 0 && (heads[index] == null || deadline - earliest0[slot] < 0)) {
+                earliest0[slot] = deadline;
+            }
             occupied[level] |= 1L << slot;
         }
         append(index, t);
@@ -84,8 +90,9 @@ final class TimerQueue {
     }
 
     /**
-     * When the loop must next look at the wheel: the earliest exact deadline among ready timers, or
-     * the start of the next occupied slot's tick. Only valid when {@link #isEmpty()} is false.
+     * When the loop must next look at the wheel: the earliest exact deadline among ready timers; else, when a
+     * level-0 slot is occupied, the earliest deadline linked there (a lone sleep wakes its loop once, at its
+     * deadline); else the start of the next occupied slot's tick. Only valid when {@link #isEmpty()} is false.
      */
     long nextWakeNanos() {
         TimerImpl r = heads[READY];
@@ -97,6 +104,14 @@ final class TimerQueue {
                 }
             }
             return earliest;
+        }
+        // a level-0 slot comes up within the current 64 ticks, before any slot of a higher level (they start later
+        // blocks), so nothing cascades into it before it is reached
+        long tick0 = nextEventTick(0);
+        if (tick0 != Long.MAX_VALUE) {
+            long start = origin + (tick0 << TICK_SHIFT);
+            long earliest = earliest0[(int) tick0 & (SLOTS - 1)];
+            return earliest - start > 0 ? earliest : start;
         }
         return origin + (nextEventTick() << TICK_SHIFT);
     }
@@ -185,26 +200,28 @@ final class TimerQueue {
     private long nextEventTick() {
         long best = Long.MAX_VALUE;
         for (int level = 0; level < LEVELS; level++) {
-            long mask = occupied[level];
-            if (mask == 0) {
-                continue;
-            }
-            int shift = level * LEVEL_BITS;
-            int digit = (int) (currentTick >>> shift) & (SLOTS - 1);
-            // Only slots after the current digit can be occupied: a timer is linked at a digit above
-            // the current one, and a slot is emptied when the wheel reaches it.
-            long later = digit == SLOTS - 1 ? 0 : mask & (-1L << (digit + 1));
-            if (later == 0) {
-                continue;
-            }
-            int slot = Long.numberOfTrailingZeros(later);
-            long blockBase = (currentTick >>> (shift + LEVEL_BITS)) << (shift + LEVEL_BITS);
-            long tick = blockBase | ((long) slot << shift);
-            if (tick < best) {
-                best = tick;
-            }
+            best = Math.min(best, nextEventTick(level));
         }
         return best;
+    }
+
+    /** The smallest tick after {@link #currentTick} at which an occupied slot of {@code level} comes up, or MAX. */
+    private long nextEventTick(int level) {
+        long mask = occupied[level];
+        if (mask == 0) {
+            return Long.MAX_VALUE;
+        }
+        int shift = level * LEVEL_BITS;
+        int digit = (int) (currentTick >>> shift) & (SLOTS - 1);
+        // Only slots after the current digit can be occupied: a timer is linked at a digit above
+        // the current one, and a slot is emptied when the wheel reaches it.
+        long later = digit == SLOTS - 1 ? 0 : mask & (-1L << (digit + 1));
+        if (later == 0) {
+            return Long.MAX_VALUE;
+        }
+        int slot = Long.numberOfTrailingZeros(later);
+        long blockBase = (currentTick >>> (shift + LEVEL_BITS)) << (shift + LEVEL_BITS);
+        return blockBase | ((long) slot << shift);
     }
 
     private void cascade(int index) {

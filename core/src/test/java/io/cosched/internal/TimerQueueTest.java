@@ -335,6 +335,43 @@ class TimerQueueTest {
     }
 
     @Test
+    void aLoneOneMillisecondTimerWakesItsLoopOnceAtItsDeadlineNotAtItsTicksStart() {
+        loop.now += (1L << TimerQueue.TICK_SHIFT) / 2; // half a tick in: the deadline falls in the next tick
+        loop.queue.expire(loop.now, TimerImpl::runTask);
+        TimerImpl sleep = loop.add(1, false, "1ms");
+        int wakes = 0;
+        while (loop.log.isEmpty()) {
+            loop.now = loop.queue.nextWakeNanos();
+            loop.queue.expire(loop.now, TimerImpl::runTask);
+            wakes++;
+        }
+        assertThat(wakes).isEqualTo(1);
+        assertThat(loop.now).isEqualTo(sleep.deadline());
+    }
+
+    @Test
+    void aSlotWhoseEarliestTimerWasCancelledWakesEarlyOnceAndFiresTheRestAtTheirDeadlines() {
+        loop.now += (1L << TimerQueue.TICK_SHIFT) / 8;
+        loop.queue.expire(loop.now, TimerImpl::runTask);
+        TimerImpl first = new TimerImpl(loop, loop.now, MS, false, () -> loop.log.add("first"), null, null);
+        TimerImpl second = new TimerImpl(loop, loop.now, MS + 300_000, false, () -> loop.log.add("second"), null, null);
+        loop.queue.push(first, first.deadline());
+        loop.queue.push(second, second.deadline()); // the same level-0 slot, 300 us later
+        assertThat(first.cancel()).isTrue();
+        List<Long> wakes = new ArrayList<>();
+        while (loop.log.isEmpty()) {
+            loop.now = loop.queue.nextWakeNanos();
+            wakes.add(loop.now);
+            loop.queue.expire(loop.now, TimerImpl::runTask);
+            assertThat(loop.log.isEmpty() || loop.now >= second.deadline())
+                    .as("never early")
+                    .isTrue();
+        }
+        assertThat(loop.log).containsExactly("second");
+        assertThat(wakes).containsExactly(first.deadline(), second.deadline());
+    }
+
+    @Test
     void aTimerAnHourAwayIsVisitedOnlyAtTheSlotsThatCascadeIt() {
         loop.add(3_600_000, false, "hour");
         int wakes = 0;
