@@ -13,7 +13,8 @@
 #   sse-slow  1,000 connections (STREAM_SSE_CONNECTIONS) to GET /sse?hz=1000, each taking one event a second
 #             with a 16 KiB receive buffer, while its producer could make 1,000 a second: the producers must
 #             park. The window opens once they have (the server's count of events made grows no faster than
-#             the clients take them; "settle" is how long that took from the start of the load), after a
+#             twice what the clients take, three seconds in a row; "settle" is how long that took from the
+#             start of the load), after a
 #             warm-up under the same load, and lasts 60 s.
 #   sse-fast  100 connections to GET /sse?hz=1000 taking the events as fast as they come: 100,000 events a
 #             second offered, more than one core makes, so events per second and CPU per event of a paced
@@ -211,13 +212,19 @@ run_sse() { # ROUND VARIANT SCENARIO
   settle=
   if [ "$scenario" = sse-slow ]; then
     # the producers have parked when they make no more events than the clients take (one a second each),
-    # twice that allowed for the bursts in which the TCP windows reopen
-    local began=$SECONDS prev now
+    # twice that allowed for the bursts in which the TCP windows reopen, three seconds in a row: one calm
+    # second (a GC, producers still starting) opened windows in which the streams were still filling
+    local began=$SECONDS prev now calm=0
     prev=$(stats | cut -d' ' -f1)
     while [ $((SECONDS - began)) -lt "$settle_max" ]; do
       sleep 1
       now=$(stats | cut -d' ' -f1)
-      if [ -n "$now" ] && [ -n "$prev" ] && [ $((SECONDS - began)) -ge 3 ] && [ $((now - prev)) -le $((2 * conns)) ]; then break; fi
+      if [ -n "$now" ] && [ -n "$prev" ] && [ $((now - prev)) -le $((2 * conns)) ]; then
+        calm=$((calm + 1))
+      else
+        calm=0
+      fi
+      if [ $((SECONDS - began)) -ge 3 ] && [ "$calm" -ge 3 ]; then break; fi
       prev=$now
     done
     settle=$((SECONDS - began))
