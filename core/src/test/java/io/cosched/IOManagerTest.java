@@ -38,6 +38,11 @@ class IOManagerTest {
         start(1);
         assertThat(io.transport()).isEqualTo(Transport.EPOLL);
         assertThat(io.stats().type()).isEqualTo(SchedulerStats.Type.IO);
+        // what Netty and Reactor Netty ask a loop, though cosched watches its I/O handler (PollWatch)
+        io.netty.channel.IoEventLoop loop =
+                (io.netty.channel.IoEventLoop) io.eventLoopGroup().next();
+        assertThat(loop.isIoType(io.netty.channel.epoll.EpollIoHandler.class)).isTrue();
+        assertThat(loop.isIoType(io.netty.channel.nio.NioIoHandler.class)).isFalse();
     }
 
     @Test
