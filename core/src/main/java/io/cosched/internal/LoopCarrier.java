@@ -100,13 +100,15 @@ final class LoopCarrier extends Carrier implements Runnable {
 
     /** The loop is about to wait in its poll (epoll_wait) for I/O or a timer; on the loop's thread. */
     void enterPoll() {
-        polling = true;
+        if (!polling) {
+            polling = true; // once per turn, though Netty may ask whether it can block more than once
+        }
     }
 
     /**
      * The loop's poll returned: I/O is ready, a timer or a task is due, or the wait was cut short. A resting
      * watchdog (every loop was idle) watches again from here. On the loop's thread, and cheap when the loop was
-     * not polling: called once per loop turn and once more before the ready I/O is handled.
+     * not polling: called before the ready I/O is handled and once more at the end of every turn.
      */
     void leavePoll() {
         if (polling) {

@@ -8,9 +8,9 @@ import io.netty.channel.IoRegistration;
 import io.netty.util.concurrent.ThreadAwareExecutor;
 
 /**
- * A loop's Netty I/O handler (epoll, NIO), telling its carrier when the loop waits in its poll: from just before a
- * turn that may block until the poll returns. So the stall watchdog knows an idle loop without pinging it, and can
- * rest while every loop is idle.
+ * A loop's Netty I/O handler (epoll, NIO), telling its carrier when the loop waits in its poll: from the handler's
+ * last question before the wait, whether it may block ({@link IoHandlerContext#canBlock()}, answered yes), until the
+ * poll returns. So the stall watchdog knows an idle loop without pinging it, and can rest while every loop is idle.
  *
  * <p>Where the poll ends: Netty's handlers ask their context {@link IoHandlerContext#shouldReportActiveIoTime()}
  * once the wait has returned with ready I/O and before they handle it (Netty 4.2's epoll and NIO handlers); a turn
@@ -28,7 +28,11 @@ final class PollWatch implements IoHandler {
     private final IoHandlerContext watched = new IoHandlerContext() {
         @Override
         public boolean canBlock() {
-            return loop.canBlock();
+            boolean canBlock = loop.canBlock();
+            if (canBlock) {
+                carrier.enterPoll(); // asked right before the wait: nothing but the wait follows a yes
+            }
+            return canBlock;
         }
 
         @Override
@@ -81,16 +85,10 @@ final class PollWatch implements IoHandler {
     @Override
     public int run(IoHandlerContext context) {
         loop = context;
-        boolean mayBlock = context.canBlock();
-        if (mayBlock) {
-            carrier.enterPoll();
-        }
         try {
             return delegate.run(watched);
         } finally {
-            if (mayBlock) {
-                carrier.leavePoll();
-            }
+            carrier.leavePoll(); // a turn that found nothing ready; a field read when the poll ended already
         }
     }
 

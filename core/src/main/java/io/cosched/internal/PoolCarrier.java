@@ -53,10 +53,6 @@ final class PoolCarrier extends Carrier {
 
     // ---- parking -------------------------------------------------------------------------------
 
-    boolean isIdle() {
-        return parkState == IDLE;
-    }
-
     @Override
     boolean waitsForWork() {
         return parkState == IDLE;
