@@ -27,7 +27,7 @@
 #   mvc-virtual-threads  heavy-service-mvc: the same service on Spring MVC, Tomcat, virtual threads
 # Per variant and scenario: one wrk run of warm-up and window (no connection closed and opened at the window's
 # start; the window's requests counted from the bytes the server received), reporting the server's CPU time and
-# context switches per request at saturation; then LoadGen at fixed rates (BENCH_FRACTIONS, default "0.5 0.8",
+# context switches per request at saturation; then LoadGen at fixed rates (BENCH_FRACTIONS, default "0.3 0.6",
 # of the slowest variant's saturation rate in the calibrating round), latency counted from when each request was
 # due. After each variant: its reactor-http threads and, with cosched, requests that continued off their loop.
 # Results: benchmarks/results/heavy-<timestamp>/ (runs.csv, threads.csv, summary.md).
@@ -41,7 +41,7 @@ rounds=${BENCH_ROUNDS:-$rounds}; warm=${BENCH_WARM:-$warm}; measure=${BENCH_MEAS
 # settles only after about 75 s of load (the JIT compiling Security, tracing and Spring Data on the same core)
 first_warm=$((warm * 3))
 sampling=${BENCH_SAMPLING:-1.0}
-fractions=${BENCH_FRACTIONS-0.5 0.8}
+fractions=${BENCH_FRACTIONS-0.3 0.6}
 
 . benchmarks/http-common.sh
 bench_need_wrk
@@ -137,29 +137,13 @@ saturated() {
     printf "%.1f,%s,%s,%s,%d,%.1f,%.3f,%s,%.2f\n", n / m, p50, p99, e, n, (c1 - c0) / hz * 1e6 / n, (x1 - x0) / n, st, d / n }'
 }
 
-# A fixed rate, path $1, $2 requests/s: LoadGen, 5 s not counted then rate_seconds; prints the same fields
+# A fixed rate, path $1, $2 requests/s: bench_fixed_rate, 5 s not counted then rate_seconds; prints the same fields
 fixed_rate() {
-  local path=$1 rate=$2 res c0 c1 x0 x1 s0 s1 t0 t1 l0 l1
-  l0=$(log_size); c0=$(bench_cpu_ticks "$server"); x0=$(bench_ctxt "$server"); s0=$(bench_steal_ticks); t0=$(bench_total_ticks)
-  res=$("${on_load[@]}" "$JAVA" --enable-native-access=ALL-UNNAMED -cp "$bench_tools" io.cosched.bench.LoadGen \
-    --url=http://127.0.0.1:18080 --paths="$path" --connections=100 --rate="$rate" --warmup-seconds=5 \
-    --seconds="$rate_seconds" --timeout-ms=10000 --header="$auth" --label="$rate" 2>&1 | tail -n 1)
-  c1=$(bench_cpu_ticks "$server"); x1=$(bench_ctxt "$server"); s1=$(bench_steal_ticks); t1=$(bench_total_ticks); l1=$(log_size)
-  echo "$res" > "$out/last-loadgen.json"
-  local answered ok p50 p99 failed
-  answered=$(grep -o '"answered":[0-9]*' <<< "$res" | cut -d: -f2)
-  ok=$(grep -o '"ok":[0-9]*' <<< "$res" | cut -d: -f2)
-  p50=$(grep -o '"okMs":{"p50":[0-9.]*' <<< "$res" | sed 's/.*://')
-  p99=$(grep -o '"okMs":{[^}]*' <<< "$res" | grep -o '"p99":[0-9.]*' | cut -d: -f2)
-  failed=$(awk -v a="${answered:-0}" -v o="${ok:-0}" -v r="$res" 'BEGIN { n = a - o
-    while (match(r, /"(timedOut|lost|unsent|refused|otherErrors)":[0-9]+/)) { s = substr(r, RSTART, RLENGTH); sub(/.*:/, "", s); n += s; r = substr(r, RSTART + RLENGTH) }
-    print n }')
-  # CPU and switches over the whole LoadGen run, warm-up included: per request due in it
-  awk -v rate="$rate" -v secs="$((rate_seconds + 5))" -v ok="${ok:-0}" -v m="$rate_seconds" -v p50="$p50" -v p99="$p99" -v e="$failed" \
-      -v c0="$c0" -v c1="$c1" -v hz="$clk" -v x0="$x0" -v x1="$x1" -v st="$(steal_of "$s0" "$s1" "$t0" "$t1")" \
-      -v d="$(dropped_spans "$l0" "$l1")" 'BEGIN {
-    n = rate * secs
-    printf "%.1f,%s,%s,%s,%d,%.1f,%.3f,%s,%.2f\n", ok / m, p50, p99, e, ok, (c1 - c0) / hz * 1e6 / n, (x1 - x0) / n, st, d / n }'
+  local l0 l1 row
+  l0=$(log_size)
+  row=$(bench_fixed_rate "$1" "$2" "$rate_seconds" 100 "$out/last-loadgen.json" "$auth")
+  l1=$(log_size)
+  awk -v row="$row" -v d="$(dropped_spans "$l0" "$l1")" 'BEGIN { split(row, f, ","); printf "%s,%.2f\n", row, (f[5] > 0) ? d / f[5] : 0 }'
 }
 
 # Starts variant $1 (its spec line) for round $2

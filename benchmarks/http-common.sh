@@ -24,6 +24,12 @@
 #                            (the kernel's tcp_info, read with ss): wrk sends the same request over and over, so
 #                            their difference over a window, divided by the request's size, counts the requests
 #                            the server took in that window, for any server, without a counter of its own
+#   bench_fixed_rate PATH RATE SECONDS CONNECTIONS JSON [HEADER]   LoadGen against $server on port 18080 at RATE
+#                            requests/s over CONNECTIONS, 5 s not counted then SECONDS; latency counted from when
+#                            each request was due, the server's CPU time and context switches read by LoadGen at
+#                            both ends of the counted part and divided by its requests (the reconnection after wrk
+#                            and the JIT's recompiling that follows fall in the 5 s); LoadGen's JSON line to file
+#                            JSON; prints "rps,p50_ms,p99_ms,failed,ok,cpu_us_per_req,cs_per_req,steal_pct"
 #   on_server / on_load      the taskset prefixes: server on core 0, wrk and the stub on core 1
 
 bench_loops=1   # the server has one core; every variant gets as many event loops (Reactor Netty's default would be 4)
@@ -191,4 +197,24 @@ bench_received_bytes() {
 bench_ctxt() {
   # threads come and go while the files are read: one that is gone is simply not counted
   { cat /proc/"$1"/task/*/status 2>/dev/null || true; } | awk '/^(voluntary|nonvoluntary)_ctxt_switches/ {n += $2} END {print n + 0}'
+}
+
+bench_fixed_rate() {
+  local path=$1 rate=$2 secs=$3 conns=$4 json=$5 header=${6-} res s0 s1 t0 t1 extra=()
+  [ -z "$header" ] || extra=("--header=$header")
+  s0=$(bench_steal_ticks); t0=$(bench_total_ticks)
+  res=$("${on_load[@]}" "$JAVA" --enable-native-access=ALL-UNNAMED -cp "$bench_tools" io.cosched.bench.LoadGen \
+    --url=http://127.0.0.1:18080 --paths="$path" --connections="$conns" --rate="$rate" --warmup-seconds=5 \
+    --seconds="$secs" --timeout-ms=10000 --server-pid="$server" --clock-ticks="$(getconf CLK_TCK)" \
+    --label="$rate" "${extra[@]}" 2>&1 | tail -n 1)
+  s1=$(bench_steal_ticks); t1=$(bench_total_ticks)
+  echo "$res" > "$json"
+  awk -v r="$res" -v secs="$secs" -v s0="$s0" -v s1="$s1" -v t0="$t0" -v t1="$t1" '
+    function num(key, from,    i, v) { i = index(from, "\"" key "\":"); if (i == 0) return ""
+      v = substr(from, i + length(key) + 3); sub(/[,}].*/, "", v); return v }
+    BEGIN { ok = num("ok", r) + 0; failed = num("answered", r) - ok
+      n = split("timedOut lost unsent refused otherErrors", k, " "); for (i = 1; i <= n; i++) failed += num(k[i], r)
+      okms = substr(r, index(r, "\"okMs\":")); i = index(r, "\"server\":"); server = i ? substr(r, i) : ""
+      printf "%.1f,%s,%s,%d,%d,%s,%s,%.1f\n", ok / secs, num("p50", okms), num("p99", okms), failed, ok,
+        num("cpuUsPerRequest", server), num("switchesPerRequest", server), (t1 > t0) ? 100 * (s1 - s0) / (t1 - t0) : 0 }'
 }

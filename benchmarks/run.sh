@@ -5,6 +5,12 @@
 #                                start) + 15 s measured (about 110 min with all eleven variants)
 #   benchmarks/run.sh --quick    1 round, 4 s (8 s) + 4 s (about 13 min), for a rough look
 #   BENCH_VARIANTS="cosched reactive" BENCH_SCENARIOS="postgres" benchmarks/run.sh   a subset
+#   BENCH_FRACTIONS="0.3 0.6" ...    also fixed rates: after each saturation window, LoadGen at these fractions of
+#                                the slowest chosen variant's saturation rate for the scenario (measured in a
+#                                calibrating round 0 first, kept apart in calibration.csv; BENCH_RATES="hello=9000
+#                                postgres=3000" gives the rates instead), BENCH_RATE_SECONDS (15) counted after 5 s
+#                                not counted, latency counted from when each request was due; rates.csv and a
+#                                second table in summary.md (the headline of docs/benchmarks.md)
 #
 # Variants (same endpoints): cosched (carrier mode, one loop), cosched on two loops, cosched without
 # the add-opens flag (fallback), pure reactive WebFlux (WebClient, R2DBC), WebFlux + boundedElastic,
@@ -56,6 +62,12 @@ rounds=${BENCH_ROUNDS:-$rounds}; warm=${BENCH_WARM:-$warm}; measure=${BENCH_MEAS
 continuous=false
 if [ "${BENCH_CONTINUOUS:-0}" = 1 ]; then continuous=true; fi
 first_warm=$((warm * 2)) # a JVM just started is still compiling: the first scenario after a start warms longer
+fractions=${BENCH_FRACTIONS-}
+rate_seconds=${BENCH_RATE_SECONDS:-15}
+declare -A rate_of=()
+for r in ${BENCH_RATES-}; do rate_of[${r%%=*}]=${r#*=}; done
+first_round=1
+if [ -n "$fractions" ] && [ ${#rate_of[@]} -eq 0 ]; then first_round=0; fi
 
 . benchmarks/http-common.sh
 bench_need_wrk
@@ -87,7 +99,7 @@ bench_runs() {
     cosched-reactor-client:*) return 1 ;;
     reactive:jdbc | reactive:downstream-jdk-200) return 1 ;;
     # three downstream calls at once: each stack's own way to fork and join (TaskScope, CompletableFuture, Mono.zip)
-    cosched:fanout | cosched-fallback:fanout | virtual-threads:fanout | reactive:fanout) ;;
+    cosched:fanout | cosched-fallback:fanout | virtual-threads:fanout | reactive:fanout | mvc-virtual-threads:fanout) ;;
     virtual-threads-sts:fanout) ;; # the fan-out with the JDK's preview StructuredTaskScope; nothing else differs
     virtual-threads-sts:*) return 1 ;;
     *:fanout) return 1 ;;
@@ -149,9 +161,10 @@ mkdir -p "$out"
   $needs_pg && echo "postgresql: $(psql --version 2>/dev/null | head -n 1), $COSCHED_TEST_POSTGRES_URL"
   $needs_my && echo "mariadb: $(mariadb --version 2>/dev/null | head -n 1), $COSCHED_TEST_MARIADB_URL"
   $needs_rd && echo "redis: $(redis-server --version 2>/dev/null | awk '{print $3}'), 127.0.0.1:$COSCHED_REDIS_PORT"
-  echo "command: benchmarks/run.sh $*$($quick && echo --quick)${BENCH_VARIANTS:+ BENCH_VARIANTS=$BENCH_VARIANTS}${BENCH_SCENARIOS:+ BENCH_SCENARIOS=$BENCH_SCENARIOS}"
+  echo "command: benchmarks/run.sh $*$($quick && echo --quick)${BENCH_VARIANTS:+ BENCH_VARIANTS=$BENCH_VARIANTS}${BENCH_SCENARIOS:+ BENCH_SCENARIOS=$BENCH_SCENARIOS}$($continuous && echo " BENCH_CONTINUOUS=1")${fractions:+ BENCH_FRACTIONS='$fractions'}${BENCH_RATES:+ BENCH_RATES='$BENCH_RATES'}"
   echo "pinning: server on core $server_core, wrk and downstream stub on core $load_core; $bench_loops event loop(s) per server unless the variant says otherwise"
   echo "timing: $rounds rounds; per scenario ${warm}s warm-up (${first_warm}s for the first after a start) then ${measure}s measured$($continuous && echo ", both in one wrk run (BENCH_CONTINUOUS=1)")"
+  [ -z "$fractions" ] || echo "fixed rates: ${fractions// /, } of the slowest variant's saturation rate, ${rate_seconds}s counted after 5 s not counted$([ "$first_round" = 0 ] && echo ", the rates from a calibrating round 0")"
 } | tee "$out/machine.txt"
 
 if curl -s -o /dev/null localhost:18080/ || curl -s -o /dev/null localhost:18099/; then
@@ -163,6 +176,8 @@ trap 'kill $stub 2>/dev/null; [ -n "${server-}" ] && kill $server 2>/dev/null; t
 
 echo "round,variant,scenario,connections,rps,p50_ms,p90_ms,p99_ms,errors,cpu_s,rss_peak_mb,requests,cs_per_req,cpu_us_per_req,steal_pct,jit_us_per_req" > "$out/runs.csv"
 echo "round,variant,scenario,requests,local_wakeups_per_req,remote_wakeups_per_req" > "$out/wakeups.csv"
+[ "$first_round" = 1 ] || head -n 1 "$out/runs.csv" > "$out/calibration.csv"
+[ -z "$fractions" ] || echo "round,variant,scenario,load,rate,rps,p50_ms,p99_ms,failed,ok,cpu_us_per_req,cs_per_req,steal_pct" > "$out/rates.csv"
 clk=$(getconf CLK_TCK)
 ms() { # wrk latency like 1.23ms / 456.00us / 2.10s -> milliseconds
   awk -v v="$1" 'BEGIN { if (v ~ /us$/) { sub(/us$/, "", v); print v / 1000 } else if (v ~ /ms$/) { sub(/ms$/, "", v); print v + 0 }
@@ -179,11 +194,13 @@ window_close() {
   steal=$(awk -v a="$st0" -v b="$st1" -v c="$tt0" -v d="$tt1" 'BEGIN {printf "%.1f", (d > c) ? 100 * (b - a) / (d - c) : 0}')
 }
 
-for round in $(seq 1 "$rounds"); do
+for round in $(seq "$first_round" "$rounds"); do
   # each round starts one variant further on (A B C, B C A, C A B): a variant measured right after
   # another on the same database ran about a tenth cheaper on postgres, whichever build it was
   # (docs/benchmarks.md), so no variant is always first
-  shift_by=$(( (round - 1) % ${#variants[@]} ))
+  shift_by=$(( (round + ${#variants[@]} - 1) % ${#variants[@]} ))
+  # the calibrating round's saturation figures go apart: they only set the fixed rates
+  if [ "$round" = 0 ]; then runs=$out/calibration.csv; else runs=$out/runs.csv; fi
   order=("${variants[@]:shift_by}" "${variants[@]:0:shift_by}")
   for name in "${order[@]}"; do
     for db in h2 pg my mx rd; do
@@ -264,9 +281,16 @@ for round in $(seq 1 "$rounds"); do
         cs=$(awk -v a="$cs0" -v b="$cs1" -v n="${requests:-0}" 'BEGIN {if (n > 0) printf "%.3f", (b - a) / n}')
         cpu_us=$(awk -v a="$cpu0" -v b="$cpu1" -v t="$clk" -v n="${requests:-0}" 'BEGIN {if (n > 0) printf "%.1f", (b - a) / t * 1e6 / n}')
         jit_us=$(awk -v a="$jit0" -v b="$jit1" -v t="$clk" -v n="${requests:-0}" 'BEGIN {if (n > 0) printf "%.1f", (b - a) / t * 1e6 / n}')
-        echo "$round,$name,$scenario,$conns,$rps,$p50,$p90,$p99,$errors,$cpu,$rss,$requests,$cs,$cpu_us,$steal,$jit_us" | tee -a "$out/runs.csv"
+        echo "$round,$name,$scenario,$conns,$rps,$p50,$p90,$p99,$errors,$cpu,$rss,$requests,$cs,$cpu_us,$steal,$jit_us" | tee -a "$runs"
         echo "$res" > "$out/wrk-$name-$scenario-$round.txt"
-        if [ -n "$wk0" ] && [ -n "$wk1" ] && [ "${wk_requests:-0}" -gt 0 ] 2>/dev/null; then
+        if [ "$round" -gt 0 ] && [ -n "${rate_of[$scenario]-}" ]; then
+          for f in $fractions; do
+            rate=$(awk -v r="${rate_of[$scenario]}" -v f="$f" 'BEGIN {printf "%d", r * f}')
+            row=$(bench_fixed_rate "$path" "$rate" "$rate_seconds" "$conns" "$out/loadgen-$name-$scenario-$f-$round.json")
+            echo "$round,$name,$scenario,rate-$f,$rate,$row" | tee -a "$out/rates.csv"
+          done
+        fi
+        if [ "$round" -gt 0 ] && [ -n "$wk0" ] && [ -n "$wk1" ] && [ "${wk_requests:-0}" -gt 0 ] 2>/dev/null; then
           # cosched's own count of who resumed the coroutines: its loops (local) or other threads (remote)
           awk -v r="$round" -v v="$name" -v s="$scenario" -v a="$wk0" -v b="$wk1" -v n="$wk_requests" 'BEGIN {
             split(a, x, " "); split(b, y, " ");
@@ -278,7 +302,19 @@ for round in $(seq 1 "$rounds"); do
       server=
     done
   done
+  if [ "$round" = 0 ]; then
+    # the fixed rates: per scenario, the slowest chosen variant's saturation rate in the calibrating round
+    for s in "${scenarios[@]}"; do
+      scenario=${s%%|*}
+      r=$(awk -F, -v s="$scenario" 'NR > 1 && $3 == s && (m == "" || $5 < m) {m = $5} END {if (m != "") printf "%d", m}' "$out/calibration.csv")
+      [ -n "$r" ] || continue
+      [ "$r" -gt 0 ] || { echo "bench: the calibrating round measured no rate for $scenario (see calibration.csv and the server logs)" >&2; exit 1; }
+      rate_of[$scenario]=$r
+      echo "$scenario: fixed rates are fractions ($fractions) of $r requests/s" | tee -a "$out/machine.txt"
+    done
+  fi
 done
 
 "$JAVA" -cp "$bench_tools" io.cosched.bench.HttpSummary "$out" | tee "$out/summary.md"
+[ -z "$fractions" ] || "$JAVA" -cp "$bench_tools" io.cosched.bench.RateSummary "$out/rates.csv" | tee -a "$out/summary.md"
 echo "results in $out"

@@ -24,8 +24,12 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.ConnectException;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Locale;
@@ -49,6 +53,9 @@ import java.util.concurrent.TimeUnit;
  *          per second, latency counted from when each was due)] [--new-connections (one per request)]
  *         [--timeout-ms=5000] [--warmup-seconds=0 (load first, counted nowhere)] [--label=name]
  *         [--header='Name: value' (sent with every request)]
+ *         [--server-pid=N (also report that process's CPU time and context switches over the counted part,
+ *          per request answered in it: /proc/N/stat utime + stime, /proc/N/task/(each)/status switches)]
+ *         [--clock-ticks=100 (the kernel's USER_HZ, getconf CLK_TCK, for --server-pid)]
  * </pre>
  * Prints one JSON line. Everything runs on one event loop thread, so nothing is shared.
  */
@@ -66,6 +73,8 @@ public final class LoadGen {
     private final String label;
     private final String headerName;
     private final String headerValue;
+    private final long serverPid;
+    private final int clockTicks;
     private final EventLoop loop;
     private final Bootstrap bootstrap;
 
@@ -89,6 +98,9 @@ public final class LoadGen {
     private long otherErrors;
     private long unsent;
     private final CompletableFuture<Void> done = new CompletableFuture<>();
+    // the server's counters when the counted part began and when the last counted request settled
+    private long[] serverAtWindow;
+    private long[] serverAtEnd;
 
     private LoadGen(Map<String, String> o, EventLoop loop, boolean epoll) {
         URI url = URI.create(o.getOrDefault("url", "http://127.0.0.1:8080"));
@@ -111,6 +123,12 @@ public final class LoadGen {
         }
         this.headerName = header == null ? null : header.substring(0, colon).trim();
         this.headerValue = header == null ? null : header.substring(colon + 1).trim();
+        this.serverPid = Long.parseLong(o.getOrDefault("server-pid", "0"));
+        this.clockTicks = Integer.parseInt(o.getOrDefault("clock-ticks", "100"));
+        if (serverPid < 0 || clockTicks <= 0) {
+            throw new IllegalArgumentException("--server-pid=" + serverPid + ", --clock-ticks=" + clockTicks
+                    + " (expected: a pid >= 0, 0 for none, and ticks > 0)");
+        }
         this.loop = loop;
         this.bootstrap = new Bootstrap()
                 .group(loop)
@@ -168,7 +186,39 @@ public final class LoadGen {
                 send(new Req(nextPath(), System.nanoTime(), false));
             }
         }
+        if (serverPid > 0) {
+            loop.schedule(() -> serverAtWindow = serverCounters(), warmupNanos, TimeUnit.NANOSECONDS);
+        }
         loop.schedule(this::stop, warmupNanos + durationNanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** The server's CPU time in clock ticks (utime + stime) and its threads' context switches so far. */
+    private long[] serverCounters() {
+        try {
+            String stat = Files.readString(Path.of("/proc/" + serverPid + "/stat"));
+            // fields after the command name, which is in parentheses and may hold spaces: state is field 3
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
+            long switches = 0;
+            try (var tasks = Files.list(Path.of("/proc/" + serverPid + "/task"))) {
+                for (Path t : (Iterable<Path>) tasks::iterator) {
+                    try {
+                        for (String line : Files.readAllLines(t.resolve("status"))) {
+                            if (line.startsWith("voluntary_ctxt_switches")
+                                    || line.startsWith("nonvoluntary_ctxt_switches")) {
+                                switches += Long.parseLong(
+                                        line.substring(line.indexOf(':') + 1).trim());
+                            }
+                        }
+                    } catch (IOException gone) {
+                        // a thread that ended while the directory was read: not counted
+                    }
+                }
+            }
+            return new long[] {ticks, switches};
+        } catch (IOException e) {
+            throw new UncheckedIOException("--server-pid=" + serverPid + ": cannot read its /proc entries", e);
+        }
     }
 
     private String nextPath() {
@@ -202,6 +252,9 @@ public final class LoadGen {
 
     private void maybeDone() {
         if (stopping && inFlight == 0 && !done.isDone()) {
+            if (serverPid > 0) {
+                serverAtEnd = serverCounters();
+            }
             for (Conn c : idle) {
                 c.channel.close();
             }
@@ -399,8 +452,16 @@ public final class LoadGen {
                 .append(",\"okMs\":")
                 .append(percentiles(okNanos, okCount))
                 .append(",\"allMs\":")
-                .append(percentiles(allNanos, allCount))
-                .append('}');
+                .append(percentiles(allNanos, allCount));
+        if (serverAtWindow != null && serverAtEnd != null && allCount > 0) {
+            sb.append(",\"server\":{\"cpuUsPerRequest\":")
+                    .append(fmt((serverAtEnd[0] - serverAtWindow[0]) * 1e6 / clockTicks / allCount))
+                    .append(",\"switchesPerRequest\":")
+                    .append(String.format(
+                            Locale.ROOT, "%.3f", (serverAtEnd[1] - serverAtWindow[1]) / (double) allCount))
+                    .append('}');
+        }
+        sb.append('}');
         return sb.toString();
     }
 

@@ -10,11 +10,13 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * The fan-out scenario on Spring's virtual threads, as code without a structured scope writes it: three
- * {@code CompletableFuture}s on a virtual-thread-per-task executor, joined by the request's virtual thread.
+ * {@code CompletableFuture}s on a virtual-thread-per-task executor, joined by the request's virtual thread: in the
+ * WebFlux application's {@code virtual} variant and in the Spring MVC one (which has no {@code bench.variant}).
  * {@code bench.fanout=structured} puts the JDK's preview {@code StructuredTaskScope} in its place (StructuredFanout).
  */
 @RestController
-@ConditionalOnExpression("'${bench.variant}'.equalsIgnoreCase('virtual') and '${bench.fanout:futures}' == 'futures'")
+@ConditionalOnExpression(
+        "'${bench.variant:virtual}'.equalsIgnoreCase('virtual') and '${bench.fanout:futures}' == 'futures'")
 public class VirtualFanout implements DisposableBean {
 
     private final Backends backends;
