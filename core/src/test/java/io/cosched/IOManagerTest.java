@@ -4,12 +4,22 @@ import static io.cosched.TestSupport.carrierName;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.util.ReferenceCountUtil;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -276,5 +286,61 @@ class IOManagerTest {
         assertThat(System.nanoTime() - t0).as("no second wait").isLessThan(TimeUnit.SECONDS.toNanos(5));
         release.countDown();
         io = null;
+    }
+
+    @Test
+    @Tag("carrier-only")
+    void aCoroutineYieldingOnAndOnDelaysASocketReadByAboutOneBatchNotByNettysTaskQuantum() throws Exception {
+        start(1);
+        AtomicLong yields = new AtomicLong();
+        AtomicLong yieldsAtRead = new AtomicLong(-1);
+        CountDownLatch accepted = new CountDownLatch(1);
+        CountDownLatch read = new CountDownLatch(1);
+        Channel server = new ServerBootstrap()
+                .group(io.eventLoopGroup())
+                .channel(EpollServerSocketChannel.class)
+                .childHandler(new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelActive(ChannelHandlerContext ctx) {
+                        accepted.countDown();
+                    }
+
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        ReferenceCountUtil.release(msg);
+                        yieldsAtRead.compareAndSet(-1, yields.get());
+                        read.countDown();
+                    }
+                })
+                .bind(InetAddress.getLoopbackAddress(), 0)
+                .sync()
+                .channel();
+        try (Socket client =
+                new Socket(InetAddress.getLoopbackAddress(), ((InetSocketAddress) server.localAddress()).getPort())) {
+            assertThat(accepted.await(30, TimeUnit.SECONDS)).isTrue();
+            CountDownLatch striding = new CountDownLatch(1);
+            Coroutine<Void> yielder = io.spawn(() -> {
+                // yields until the byte is read: every step runnable at once, nothing parked on I/O
+                while (read.getCount() > 0) {
+                    if (yields.incrementAndGet() == 10_000) {
+                        striding.countDown();
+                    }
+                    Coroutines.yieldNow();
+                }
+            });
+            assertThat(striding.await(30, TimeUnit.SECONDS)).isTrue();
+            long before = yields.get();
+            client.getOutputStream().write(1);
+            client.getOutputStream().flush();
+            assertThat(read.await(30, TimeUnit.SECONDS)).isTrue();
+            yielder.join();
+            // The read waits for the drain's batch of 256 steps, then the loop looks at its sockets. Before
+            // the rest of a batch waited for the poll, Netty ran the drain posted again as a task in the same
+            // turn, for up to its task quantum of a second: hundreds of thousands of yields ahead of the read.
+            // The margin covers this thread being descheduled between reading the count and writing.
+            assertThat(yieldsAtRead.get() - before).isLessThan(50_000);
+        } finally {
+            server.close().sync();
+        }
     }
 }

@@ -16,8 +16,10 @@ import java.util.concurrent.RejectedExecutionException;
 final class LoopCarrier extends Carrier implements Runnable {
 
     /**
-     * Steps run per drain task before the loop gets back to I/O. Bounds how long a flood of
-     * runnable coroutines (or one coroutine yielding in a loop) can delay socket reads.
+     * Steps run per drain before the loop gets back to I/O. Bounds how long a flood of runnable
+     * coroutines (or one coroutine yielding in a loop) can delay socket reads: what is left runs right
+     * after the loop's next look at its sockets ({@link #drainAfterIo}), not as another task, since
+     * Netty runs the tasks posted while its tasks run in the same turn, for up to a second.
      */
     static final int BATCH = 256;
 
@@ -39,6 +41,9 @@ final class LoopCarrier extends Carrier implements Runnable {
     private volatile IoEventLoop loop;
 
     private volatile int drainScheduled;
+    // A drain stopped at BATCH: the rest runs after the next poll for I/O, which must not block (written by the
+    // loop's thread only; drainScheduled stays set meanwhile, so no submitter posts a drain that would run first)
+    private volatile boolean drainAfterIo;
     private volatile boolean closed;
     // In the loop's poll, able to block (written by the loop's thread only, see PollWatch)
     private volatile boolean polling;
@@ -159,11 +164,29 @@ final class LoopCarrier extends Carrier implements Runnable {
             }
             runQueued(item);
         }
+        if (!queue.isEmpty()) {
+            // the batch is spent and more is queued: the rest after the sockets have been looked at
+            drainAfterIo = true;
+            return;
+        }
         // Clear the flag before looking at the queue again: a submitter that offered after our last
         // poll either sees the flag clear and schedules a drain, or we see its item here.
         drainScheduled = 0;
         if (!queue.isEmpty()) {
-            scheduleDrain(); // behind the I/O and tasks that arrived meanwhile
+            scheduleDrain();
+        }
+    }
+
+    /** Whether a drain waits for the loop's next poll, which must then only look, not wait. */
+    boolean drainsAfterIo() {
+        return drainAfterIo;
+    }
+
+    /** After the loop's poll and the I/O it found: the drain that waited for it, if any. On the loop's thread. */
+    void afterIo() {
+        if (drainAfterIo) {
+            drainAfterIo = false;
+            run();
         }
     }
 
@@ -185,7 +208,8 @@ final class LoopCarrier extends Carrier implements Runnable {
         long answered = pingsAnswered;
         int drain = drainScheduled;
         long netty = loop instanceof SingleThreadEventExecutor e ? e.pendingTasks() : 0;
-        long ours = Math.max(drain, drainScheduled) + (pingsPosted - answered);
+        // a drain that waits for the next poll is no task of Netty's
+        long ours = (drainAfterIo ? 0 : Math.max(drain, drainScheduled)) + (pingsPosted - answered);
         return super.queueDepth() + Math.max(0, netty - ours);
     }
 

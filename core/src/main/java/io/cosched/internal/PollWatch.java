@@ -16,6 +16,9 @@ import io.netty.util.concurrent.ThreadAwareExecutor;
  * once the wait has returned with ready I/O and before they handle it (Netty 4.2's epoll and NIO handlers); a turn
  * that found nothing ends with {@link #run} itself. Channel handlers running on ready I/O are therefore never taken
  * for an idle loop, and a loop stuck in one is found as before ({@code StallWatchdogTest} holds Netty to this).
+ *
+ * <p>It also runs what a drain of the carrier's queue left at its batch ({@link LoopCarrier#BATCH}) right after the
+ * I/O, and keeps the poll from waiting while such a rest is due.
  */
 final class PollWatch implements IoHandler {
 
@@ -28,7 +31,7 @@ final class PollWatch implements IoHandler {
     private final IoHandlerContext watched = new IoHandlerContext() {
         @Override
         public boolean canBlock() {
-            boolean canBlock = loop.canBlock();
+            boolean canBlock = !carrier.drainsAfterIo() && loop.canBlock();
             if (canBlock) {
                 carrier.enterPoll(); // asked right before the wait: nothing but the wait follows a yes
             }
@@ -85,11 +88,14 @@ final class PollWatch implements IoHandler {
     @Override
     public int run(IoHandlerContext context) {
         loop = context;
+        int handled;
         try {
-            return delegate.run(watched);
+            handled = delegate.run(watched);
         } finally {
             carrier.leavePoll(); // a turn that found nothing ready; a field read when the poll ended already
         }
+        carrier.afterIo(); // the rest of a drain cut at its batch, now that the ready I/O went first
+        return handled;
     }
 
     @Override
