@@ -12,6 +12,13 @@
 #                                    saturation window, compared per request between the first two variants
 #                                    (io.cosched.bench.JfrProfile phases, owners, diff); the recording costs CPU:
 #                                    not for the figures
+#   BENCH_BASELINE_APP=/tmp/before.jar BENCH_VARIANTS="cosched cosched-baseline" benchmarks/heavy.sh   this build
+#                                    against another build's heavy-service jar, interleaved
+#   BENCH_EXTRA_VARIANTS="cosched-pool20=--spring.datasource.hikari.maximum-pool-size=20" BENCH_VARIANTS="cosched
+#     cosched-pool20" benchmarks/heavy.sh   the cosched jar once more with more application arguments (comma-separated)
+#   BENCH_LATENCY_LOG=1 BENCH_JVM_EXTRA="-Xlog:gc:file=/tmp/gc-%p.log:time" BENCH_RATES="query=1800"
+#     BENCH_FRACTIONS=0.6 BENCH_SCENARIOS=query benchmarks/heavy.sh   every answer at a fixed rate logged
+#                                    (loadgen-*.latency.csv), for io.cosched.bench.LatencyEpisodes with the GC log
 #
 # The service: an OAuth2 resource server (RS256 tokens checked against the keys of a jwk-set-uri that the stub
 # serves), method security on the token's scopes, OpenTelemetry tracing through Micrometer (sampling
@@ -30,7 +37,7 @@
 # context switches per request at saturation; then LoadGen at fixed rates (BENCH_FRACTIONS, default "0.3 0.6",
 # of the slowest variant's saturation rate in the calibrating round), latency counted from when each request was
 # due. After each variant: its reactor-http threads and, with cosched, requests that continued off their loop.
-# Results: benchmarks/results/heavy-<timestamp>/ (runs.csv, threads.csv, summary.md).
+# Results: benchmarks/results/heavy-<timestamp>/ (runs.csv, rates.csv, threads.csv, summary.md with RateSummary's tables).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . benchmarks/start.sh
@@ -59,6 +66,18 @@ all_variants=(
   "virtual-threads|$flux_app||--cosched.enabled=false"
   "mvc-virtual-threads|$mvc_app||"
 )
+if [ -n "${BENCH_BASELINE_APP-}" ]; then
+  # another build of heavy-service (check the commit out, package benchmarks/heavy-service, copy the jar away), run as
+  # the cosched variant is, interleaved with it: before/after in one run
+  [ -f "$BENCH_BASELINE_APP" ] || { echo "bench: BENCH_BASELINE_APP=$BENCH_BASELINE_APP is not a file (expected: a copy of $flux_app built from another commit)" >&2; exit 1; }
+  all_variants+=("cosched-baseline|$BENCH_BASELINE_APP|--add-opens java.base/java.lang=ALL-UNNAMED|--cosched.io.threads=$bench_loops")
+fi
+# BENCH_EXTRA_VARIANTS="name=--arg=value,--arg=value ...": more variants of the cosched jar with application arguments
+# added, for a look at a setting (e.g. cosched-pool20=--spring.datasource.hikari.maximum-pool-size=20)
+for x in ${BENCH_EXTRA_VARIANTS-}; do
+  all_variants+=("${x%%=*}|$flux_app|--add-opens java.base/java.lang=ALL-UNNAMED|--cosched.io.threads=$bench_loops ${x#*=}")
+done
+all_variants=("${all_variants[@]//,--/ --}")
 # name | path
 scenarios=(
   "query|/api/accounts/7"
@@ -81,7 +100,7 @@ auth="Authorization: Bearer $token"
   echo "jdk: $("$JAVA" -version 2>&1 | head -n 1)"
   echo "build: $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD 2>/dev/null || echo ' with changes')"
   echo "postgresql: $(psql --version 2>/dev/null | head -n 1), $COSCHED_TEST_POSTGRES_URL"
-  echo "command: benchmarks/heavy.sh $*$($quick && echo --quick) BENCH_SAMPLING=$sampling BENCH_FRACTIONS='$fractions'${BENCH_VARIANTS:+ BENCH_VARIANTS=$BENCH_VARIANTS}${BENCH_SCENARIOS:+ BENCH_SCENARIOS=$BENCH_SCENARIOS}${BENCH_RATES:+ BENCH_RATES=$BENCH_RATES}${BENCH_JVM_EXTRA:+ BENCH_JVM_EXTRA='$BENCH_JVM_EXTRA'}"
+  echo "command: benchmarks/heavy.sh $*$($quick && echo --quick) BENCH_SAMPLING=$sampling BENCH_FRACTIONS='$fractions'${BENCH_BASELINE_APP:+ BENCH_BASELINE_APP=$BENCH_BASELINE_APP}${BENCH_EXTRA_VARIANTS:+ BENCH_EXTRA_VARIANTS='$BENCH_EXTRA_VARIANTS'}${BENCH_VARIANTS:+ BENCH_VARIANTS=$BENCH_VARIANTS}${BENCH_SCENARIOS:+ BENCH_SCENARIOS=$BENCH_SCENARIOS}${BENCH_RATES:+ BENCH_RATES=$BENCH_RATES}${BENCH_JVM_EXTRA:+ BENCH_JVM_EXTRA='$BENCH_JVM_EXTRA'}"
   echo "pinning: server on core $server_core ($bench_loops event loop), wrk, LoadGen and the stub on core $load_core; 100 connections"
   echo "timing: $rounds rounds after the calibrating one; per scenario ${warm}s warm-up (${first_warm}s for the first after a start) and ${measure}s measured in one wrk run, then ${rate_seconds}s (after 5 s not counted) at each fixed rate"
 } | tee "$out/machine.txt"
@@ -181,6 +200,7 @@ for r in ${BENCH_RATES-}; do rate_of[${r%%=*}]=${r#*=}; done
 
 echo "round,variant,scenario,load,rps,p50_ms,p99_ms,errors,requests,cpu_us_per_req,cs_per_req,steal_pct,spans_dropped_per_req" > "$out/runs.csv"
 echo "round,variant,reactor_http_threads,off_loop,stalls" > "$out/threads.csv"
+echo "round,variant,scenario,load,rate,rps,p50_ms,p99_ms,failed,ok,cpu_us_per_req,cs_per_req,steal_pct" > "$out/rates.csv"
 first_round=1
 if [ ${#rate_of[@]} -eq 0 ] && [ -n "$fractions" ]; then first_round=0; fi
 for round in $(seq "$first_round" "$rounds"); do
@@ -200,7 +220,9 @@ for round in $(seq "$first_round" "$rounds"); do
           rate=$(awk -v r="${rate_of[$scenario]}" -v f="$f" 'BEGIN {printf "%d", r * f}')
           row=$(fixed_rate "$path" "$rate")
           cp "$out/last-loadgen.json" "$out/loadgen-$name-$scenario-$f-$round.json"
+          [ ! -f "$out/last-loadgen.latency.csv" ] || mv "$out/last-loadgen.latency.csv" "$out/loadgen-$name-$scenario-$f-$round.latency.csv"
           echo "$round,$name,$scenario,rate-$f,$row" | tee -a "$out/runs.csv"
+          echo "$round,$name,$scenario,rate-$f,$rate,${row%,*}" >> "$out/rates.csv" # for RateSummary: no spans column
         done
       fi
     done
@@ -239,6 +261,8 @@ rm -f "$out/last-wrk.txt" "$out/last-loadgen.json"
   echo "Threads after each run (round, variant, reactor-http threads, requests continued off their loop, stalls):"
   tail -n +2 "$out/threads.csv" | sed 's/^/    /'
 } | tee "$out/summary.md"
+# the fixed rates again with cosched's ratios, and where each variant's CPU goes there, per group of threads
+[ "$(wc -l < "$out/rates.csv")" -le 1 ] || "$JAVA" -cp "$bench_tools" io.cosched.bench.RateSummary "$out/rates.csv" | tee -a "$out/summary.md"
 if [ "${BENCH_JFR:-0}" = 1 ] && [ ${#variants[@]} -ge 2 ]; then
   a=${variants[0]%%|*}; b=${variants[1]%%|*}
   for s in "${chosen[@]}"; do

@@ -29,7 +29,9 @@
 #                            each request was due, the server's CPU time and context switches read by LoadGen at
 #                            both ends of the counted part and divided by its requests (the reconnection after wrk
 #                            and the JIT's recompiling that follows fall in the 5 s); LoadGen's JSON line to file
-#                            JSON; prints "rps,p50_ms,p99_ms,failed,ok,cpu_us_per_req,cs_per_req,steal_pct"
+#                            JSON; prints "rps,p50_ms,p99_ms,failed,ok,cpu_us_per_req,cs_per_req,steal_pct"; with
+#                            BENCH_LATENCY_LOG=1 every answer's due time and latency to JSON's name with .latency.csv
+#   bench_pin_to_load NAME.. the databases' processes (pgrep -x NAME) to the load core
 #   on_server / on_load      the taskset prefixes: server on core 0, wrk and the stub on core 1
 
 bench_loops=1   # the server has one core; every variant gets as many event loops (Reactor Netty's default would be 4)
@@ -134,11 +136,24 @@ bench_start() {
   if ! kill -0 "$server" 2>/dev/null; then echo "bench: $name did not start, see $log" >&2; return 1; fi
 }
 
+# bench_pin_to_load NAME...: moves every thread of the local processes named NAME (the databases the harness started)
+# to the load core, so that the server's core runs the server alone, as a database on another machine would leave it:
+# left to the kernel, a backend woken by the server's query lands on the server's core when that core idles (below
+# saturation), and its work and cache misses land in the server's figures
+bench_pin_to_load() {
+  command -v taskset >/dev/null || return 0
+  local name p
+  for name in "$@"; do
+    for p in $(pgrep -x "$name" || true); do taskset -a -p -c "$load_core" "$p" >/dev/null 2>&1 || true; done
+  done
+}
+
 bench_need_postgres() {
   if [ -z "${COSCHED_TEST_POSTGRES_URL-}" ]; then
     . .ci/postgres.sh
     ci_start_postgres || { echo "bench: no PostgreSQL (see above)" >&2; return 1; }
   fi
+  bench_pin_to_load postgres
   local user=${COSCHED_TEST_POSTGRES_USER:-cosched} password=${COSCHED_TEST_POSTGRES_PASSWORD:-cosched}
   local hostport=${COSCHED_TEST_POSTGRES_URL#jdbc:postgresql://}; hostport=${hostport%%/*}
   local db=${COSCHED_TEST_POSTGRES_URL##*/}; db=${db%%\?*}
@@ -156,6 +171,7 @@ bench_need_mariadb() {
     . .ci/mariadb.sh
     ci_start_mariadb || { echo "bench: no MariaDB (see above)" >&2; return 1; }
   fi
+  bench_pin_to_load mariadbd mysqld
   local user=${COSCHED_TEST_MARIADB_USER:-cosched} password=${COSCHED_TEST_MARIADB_PASSWORD:-cosched}
   local hostport=${COSCHED_TEST_MARIADB_URL#jdbc:mariadb://}; hostport=${hostport%%/*}
   local db=${COSCHED_TEST_MARIADB_URL##*/}; db=${db%%\?*}
@@ -174,6 +190,7 @@ bench_need_redis() {
     . .ci/redis.sh
     ci_start_redis || { echo "bench: no Redis (see above)" >&2; return 1; }
   fi
+  bench_pin_to_load redis-server
   . .ci/redis.sh # the port
   redis-cli -p "$COSCHED_REDIS_PORT" -a cosched --no-auth-warning SET bench:item "item-7" >/dev/null \
     || { echo "bench: could not set the benchmark's key in $COSCHED_TEST_REDIS_URL" >&2; return 1; }
@@ -202,6 +219,8 @@ bench_ctxt() {
 bench_fixed_rate() {
   local path=$1 rate=$2 secs=$3 conns=$4 json=$5 header=${6-} res s0 s1 t0 t1 extra=()
   [ -z "$header" ] || extra=("--header=$header")
+  # BENCH_LATENCY_LOG=1: every answer's due time and latency beside the JSON (io.cosched.bench.LatencyEpisodes)
+  [ "${BENCH_LATENCY_LOG:-0}" != 1 ] || extra+=("--latency-log=${json%.json}.latency.csv")
   s0=$(bench_steal_ticks); t0=$(bench_total_ticks)
   res=$("${on_load[@]}" "$JAVA" --enable-native-access=ALL-UNNAMED -cp "$bench_tools" io.cosched.bench.LoadGen \
     --url=http://127.0.0.1:18080 --paths="$path" --connections="$conns" --rate="$rate" --warmup-seconds=5 \

@@ -162,7 +162,9 @@ mkdir -p "$out"
   $needs_my && echo "mariadb: $(mariadb --version 2>/dev/null | head -n 1), $COSCHED_TEST_MARIADB_URL"
   $needs_rd && echo "redis: $(redis-server --version 2>/dev/null | awk '{print $3}'), 127.0.0.1:$COSCHED_REDIS_PORT"
   echo "command: benchmarks/run.sh $*$($quick && echo --quick)${BENCH_VARIANTS:+ BENCH_VARIANTS=$BENCH_VARIANTS}${BENCH_SCENARIOS:+ BENCH_SCENARIOS=$BENCH_SCENARIOS}$($continuous && echo " BENCH_CONTINUOUS=1")${fractions:+ BENCH_FRACTIONS='$fractions'}${BENCH_RATES:+ BENCH_RATES='$BENCH_RATES'}"
-  echo "pinning: server on core $server_core, wrk and downstream stub on core $load_core; $bench_loops event loop(s) per server unless the variant says otherwise"
+  echo "pinning: server on core $server_core, wrk, LoadGen, the downstream stub and the databases on core $load_core; $bench_loops event loop(s) per server unless the variant says otherwise"
+  # DAMON's kernel thread samples memory every 500 ms; under load its walk stalls a core for tens of ms (issue 49)
+  if [ "$(cat /sys/kernel/mm/damon/admin/kdamonds/0/state 2>/dev/null)" = on ]; then echo "host: DAMON on (kdamond, sampling every $(( $(cat /sys/kernel/mm/damon/admin/kdamonds/0/contexts/0/monitoring_attrs/intervals/sample_us 2>/dev/null || echo 0) / 1000 )) ms)"; fi
   echo "timing: $rounds rounds; per scenario ${warm}s warm-up (${first_warm}s for the first after a start) then ${measure}s measured$($continuous && echo ", both in one wrk run (BENCH_CONTINUOUS=1)")"
   [ -z "$fractions" ] || echo "fixed rates: ${fractions// /, } of the slowest variant's saturation rate, ${rate_seconds}s counted after 5 s not counted$([ "$first_round" = 0 ] && echo ", the rates from a calibrating round 0")"
 } | tee "$out/machine.txt"

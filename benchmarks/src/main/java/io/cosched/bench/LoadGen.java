@@ -31,7 +31,9 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -54,8 +56,11 @@ import java.util.concurrent.TimeUnit;
  *         [--timeout-ms=5000] [--warmup-seconds=0 (load first, counted nowhere)] [--label=name]
  *         [--header='Name: value' (sent with every request)]
  *         [--server-pid=N (also report that process's CPU time and context switches over the counted part,
- *          per request answered in it: /proc/N/stat utime + stime, /proc/N/task/(each)/status switches)]
+ *          per request answered in it: /proc/N/stat utime + stime, /proc/N/task/(each)/status switches; and
+ *          the same per group of its threads, a thread's name with its digits as '#', busiest first)]
  *         [--clock-ticks=100 (the kernel's USER_HZ, getconf CLK_TCK, for --server-pid)]
+ *         [--latency-log=FILE (every counted answer as a CSV line: when it was due, ms since the epoch; its
+ *          latency in ms; its status; for lining the slow ones up with a GC log)]
  * </pre>
  * Prints one JSON line. Everything runs on one event loop thread, so nothing is shared.
  */
@@ -75,6 +80,7 @@ public final class LoadGen {
     private final String headerValue;
     private final long serverPid;
     private final int clockTicks;
+    private final String latencyLog;
     private final EventLoop loop;
     private final Bootstrap bootstrap;
 
@@ -91,6 +97,10 @@ public final class LoadGen {
     private int okCount;
     private long[] allNanos = new long[1 << 16];
     private int allCount;
+    // with --latency-log: per counted answer, when it was due (ns after started) and its status
+    private long[] allDue = new long[1 << 16];
+    private int[] allStatus = new int[1 << 16];
+    private long startedEpochMillis;
     private long refused;
     private long timedOut;
     private long lost;
@@ -99,8 +109,8 @@ public final class LoadGen {
     private long unsent;
     private final CompletableFuture<Void> done = new CompletableFuture<>();
     // the server's counters when the counted part began and when the last counted request settled
-    private long[] serverAtWindow;
-    private long[] serverAtEnd;
+    private ServerCounters serverAtWindow;
+    private ServerCounters serverAtEnd;
 
     private LoadGen(Map<String, String> o, EventLoop loop, boolean epoll) {
         URI url = URI.create(o.getOrDefault("url", "http://127.0.0.1:8080"));
@@ -125,6 +135,7 @@ public final class LoadGen {
         this.headerValue = header == null ? null : header.substring(colon + 1).trim();
         this.serverPid = Long.parseLong(o.getOrDefault("server-pid", "0"));
         this.clockTicks = Integer.parseInt(o.getOrDefault("clock-ticks", "100"));
+        this.latencyLog = o.get("latency-log");
         if (serverPid < 0 || clockTicks <= 0) {
             throw new IllegalArgumentException("--server-pid=" + serverPid + ", --clock-ticks=" + clockTicks
                     + " (expected: a pid >= 0, 0 for none, and ticks > 0)");
@@ -159,6 +170,7 @@ public final class LoadGen {
             LoadGen g = new LoadGen(o, group.next(), epoll);
             g.loop.execute(g::begin);
             g.done.get();
+            g.writeLatencyLog();
             System.out.println(g.report());
         } finally {
             group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).sync();
@@ -179,6 +191,7 @@ public final class LoadGen {
 
     private void begin() {
         started = System.nanoTime();
+        startedEpochMillis = System.currentTimeMillis();
         if (rate > 0) {
             loop.scheduleAtFixedRate(this::tick, 0, 1, TimeUnit.MILLISECONDS);
         } else {
@@ -192,22 +205,35 @@ public final class LoadGen {
         loop.schedule(this::stop, warmupNanos + durationNanos, TimeUnit.NANOSECONDS);
     }
 
-    /** The server's CPU time in clock ticks (utime + stime) and its threads' context switches so far. */
-    private long[] serverCounters() {
+    /**
+     * The server's counters at one instant: the process's CPU time in clock ticks (utime + stime), its threads'
+     * context switches, and per group of threads (a thread's name with its digits as '#') their CPU ticks and
+     * voluntary and involuntary switches.
+     */
+    private record ServerCounters(long ticks, long switches, Map<String, long[]> groups) {}
+
+    private ServerCounters serverCounters() {
         try {
-            String stat = Files.readString(Path.of("/proc/" + serverPid + "/stat"));
-            // fields after the command name, which is in parentheses and may hold spaces: state is field 3
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
+            long ticks = utimeStime(Files.readString(Path.of("/proc/" + serverPid + "/stat")));
             long switches = 0;
+            Map<String, long[]> groups = new TreeMap<>();
             try (var tasks = Files.list(Path.of("/proc/" + serverPid + "/task"))) {
                 for (Path t : (Iterable<Path>) tasks::iterator) {
                     try {
+                        String stat = Files.readString(t.resolve("stat"));
+                        String group = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
+                                .replaceAll("[0-9]", "#");
+                        long[] g = groups.computeIfAbsent(group, k -> new long[3]);
+                        g[0] += utimeStime(stat);
                         for (String line : Files.readAllLines(t.resolve("status"))) {
-                            if (line.startsWith("voluntary_ctxt_switches")
-                                    || line.startsWith("nonvoluntary_ctxt_switches")) {
-                                switches += Long.parseLong(
+                            int i = line.startsWith("voluntary_ctxt_switches")
+                                    ? 1
+                                    : line.startsWith("nonvoluntary_ctxt_switches") ? 2 : 0;
+                            if (i > 0) {
+                                long n = Long.parseLong(
                                         line.substring(line.indexOf(':') + 1).trim());
+                                g[i] += n;
+                                switches += n;
                             }
                         }
                     } catch (IOException gone) {
@@ -215,10 +241,16 @@ public final class LoadGen {
                     }
                 }
             }
-            return new long[] {ticks, switches};
+            return new ServerCounters(ticks, switches, groups);
         } catch (IOException e) {
             throw new UncheckedIOException("--server-pid=" + serverPid + ": cannot read its /proc entries", e);
         }
+    }
+
+    /** utime + stime of a /proc stat line: fields 14 and 15, counted after the name in parentheses (field 2). */
+    private static long utimeStime(String stat) {
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return Long.parseLong(f[11]) + Long.parseLong(f[12]);
     }
 
     private String nextPath() {
@@ -343,6 +375,13 @@ public final class LoadGen {
             int status = res.status().code();
             if (counted(c.req)) {
                 statuses.merge(status, 1L, Long::sum);
+                if (latencyLog != null) {
+                    allDue = add(allDue, allCount, c.req.due() - started);
+                    if (allCount == allStatus.length) {
+                        allStatus = Arrays.copyOf(allStatus, allStatus.length * 2);
+                    }
+                    allStatus[allCount] = status;
+                }
                 allNanos = add(allNanos, allCount++, took);
                 if (status / 100 == 2) {
                     okNanos = add(okNanos, okCount++, took);
@@ -414,6 +453,22 @@ public final class LoadGen {
         return a;
     }
 
+    private void writeLatencyLog() throws IOException {
+        if (latencyLog == null) {
+            return;
+        }
+        StringBuilder sb = new StringBuilder("due_epoch_ms,latency_ms,status\n");
+        for (int i = 0; i < allCount; i++) {
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "%.3f,%.3f,%d%n",
+                    startedEpochMillis + allDue[i] / 1e6,
+                    allNanos[i] / 1e6,
+                    allStatus[i]));
+        }
+        Files.writeString(Path.of(latencyLog), sb);
+    }
+
     private String report() {
         double seconds = durationNanos / 1e9;
         StringBuilder sb = new StringBuilder();
@@ -455,11 +510,39 @@ public final class LoadGen {
                 .append(percentiles(allNanos, allCount));
         if (serverAtWindow != null && serverAtEnd != null && allCount > 0) {
             sb.append(",\"server\":{\"cpuUsPerRequest\":")
-                    .append(fmt((serverAtEnd[0] - serverAtWindow[0]) * 1e6 / clockTicks / allCount))
+                    .append(fmt((serverAtEnd.ticks() - serverAtWindow.ticks()) * 1e6 / clockTicks / allCount))
                     .append(",\"switchesPerRequest\":")
                     .append(String.format(
-                            Locale.ROOT, "%.3f", (serverAtEnd[1] - serverAtWindow[1]) / (double) allCount))
-                    .append('}');
+                            Locale.ROOT,
+                            "%.3f",
+                            (serverAtEnd.switches() - serverAtWindow.switches()) / (double) allCount))
+                    .append(",\"threads\":[");
+            // per group of threads, busiest first: CPU us, voluntary (it waited) and involuntary switches per request
+            List<Map.Entry<String, long[]>> groups = new ArrayList<>();
+            serverAtEnd.groups().forEach((name, end) -> {
+                long[] start = serverAtWindow.groups().getOrDefault(name, new long[3]);
+                long[] d = {end[0] - start[0], end[1] - start[1], end[2] - start[2]};
+                if (d[0] > 0 || d[1] + d[2] > 0) {
+                    groups.add(Map.entry(name, d));
+                }
+            });
+            groups.sort((x, y) -> Long.compare(y.getValue()[0], x.getValue()[0]) != 0
+                    ? Long.compare(y.getValue()[0], x.getValue()[0])
+                    : Long.compare(y.getValue()[1], x.getValue()[1]));
+            boolean firstGroup = true;
+            for (Map.Entry<String, long[]> g : groups) {
+                long[] d = g.getValue();
+                sb.append(firstGroup ? "" : ",")
+                        .append(String.format(
+                                Locale.ROOT,
+                                "{\"name\":\"%s\",\"cpuUs\":%.2f,\"voluntary\":%.3f,\"involuntary\":%.3f}",
+                                g.getKey().replace("\\", "\\\\").replace("\"", "\\\""),
+                                d[0] * 1e6 / clockTicks / allCount,
+                                d[1] / (double) allCount,
+                                d[2] / (double) allCount));
+                firstGroup = false;
+            }
+            sb.append("]}");
         }
         sb.append('}');
         return sb.toString();

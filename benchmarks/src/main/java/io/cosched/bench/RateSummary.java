@@ -11,13 +11,18 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.ToDoubleFunction;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Turns {@code rates.csv} of {@code benchmarks/run.sh} (its fixed-rate windows, {@code BENCH_FRACTIONS}) into one
  * markdown table: per scenario and load, each variant's medians over the rounds of the server's CPU time per
  * request (with its range), context switches per request, p50 and p99 (latency from when each request was due,
  * p99 with its range), failed requests summed, and cosched's CPU per request and p99 over the variant's, round by
- * round, their median.
+ * round, their median. Then, from LoadGen's JSON lines beside it ({@code loadgen-<variant>-<scenario>-<load>-<round>.json},
+ * when LoadGen read the server's threads), where each variant's CPU goes: per group of threads (a thread's name with
+ * its digits as '#'), CPU us and voluntary context switches (the thread waited and was woken) per request, medians
+ * over the rounds, the groups that spent at least 1 us a request in some variant.
  *
  * <pre>RateSummary &lt;rates.csv&gt;</pre>
  */
@@ -64,6 +69,88 @@ public final class RateSummary {
                     (long) num(f[8])));
         }
         System.out.print(table(windows));
+        System.out.print(threads(windows, Path.of(args[0]).toAbsolutePath().getParent()));
+    }
+
+    private static final Pattern GROUP = Pattern.compile(
+            "\\{\"name\":\"((?:[^\"\\\\]|\\\\.)*)\",\"cpuUs\":([0-9.]+),\"voluntary\":([0-9.]+),\"involuntary\":([0-9.]+)}");
+
+    /** Per scenario and load: CPU us and voluntary switches per request of each group of threads, per variant. */
+    static String threads(List<Window> windows, Path dir) throws IOException {
+        // scenario|load -> group -> variant -> per round {cpu, voluntary}
+        Map<String, Map<String, Map<String, List<double[]>>>> by = new LinkedHashMap<>();
+        Map<String, List<String>> variantsOf = new LinkedHashMap<>();
+        for (Window w : windows) {
+            Path json = dir.resolve("loadgen-" + w.variant() + "-" + w.scenario() + "-"
+                    + w.load().replace("rate-", "") + "-" + w.round() + ".json");
+            if (!Files.isRegularFile(json)) {
+                continue;
+            }
+            String key = w.scenario() + "|" + w.load().replace("rate-", "") + "|" + w.rate();
+            List<String> vs = variantsOf.computeIfAbsent(key, k -> new ArrayList<>());
+            if (!vs.contains(w.variant())) {
+                vs.add(w.variant());
+            }
+            Matcher m = GROUP.matcher(Files.readString(json));
+            while (m.find()) {
+                by.computeIfAbsent(key, k -> new TreeMap<>())
+                        .computeIfAbsent(m.group(1), k -> new LinkedHashMap<>())
+                        .computeIfAbsent(w.variant(), k -> new ArrayList<>())
+                        .add(new double[] {Double.parseDouble(m.group(2)), Double.parseDouble(m.group(3))});
+            }
+        }
+        if (by.isEmpty()) {
+            return "";
+        }
+        StringBuilder sb = new StringBuilder();
+        sb.append("\n## Where the CPU goes at fixed rates: per group of the server's threads, CPU us / voluntary"
+                + " switches per request (medians over the rounds)\n");
+        by.forEach((key, groups) -> {
+            String[] k = key.split("\\|");
+            List<String> vs = variantsOf.get(key);
+            sb.append("\n### ")
+                    .append(k[0])
+                    .append(" at ")
+                    .append(k[2])
+                    .append(" req/s (")
+                    .append(k[1])
+                    .append(")\n\n");
+            sb.append("| threads |");
+            vs.forEach(v -> sb.append(' ').append(v).append(" |"));
+            sb.append('\n').append("|---|").append("---|".repeat(vs.size())).append('\n');
+            List<Map.Entry<String, Map<String, List<double[]>>>> rows = new ArrayList<>(groups.entrySet());
+            rows.removeIf(e -> e.getValue().values().stream().allMatch(rs -> median(cpu(rs)) < 1));
+            rows.sort((a, b) -> Double.compare(busiest(b.getValue()), busiest(a.getValue())));
+            for (Map.Entry<String, Map<String, List<double[]>>> row : rows) {
+                sb.append("| ").append(row.getKey().replace("|", "\\|")).append(" |");
+                for (String v : vs) {
+                    List<double[]> rs = row.getValue().get(v);
+                    sb.append(
+                            rs == null
+                                    ? " - |"
+                                    : String.format(
+                                            Locale.ROOT,
+                                            " %.1f / %.2f |",
+                                            median(cpu(rs)),
+                                            median(rs.stream()
+                                                    .mapToDouble(r -> r[1])
+                                                    .toArray())));
+                }
+                sb.append('\n');
+            }
+        });
+        return sb.toString();
+    }
+
+    private static double[] cpu(List<double[]> rounds) {
+        return rounds.stream().mapToDouble(r -> r[0]).toArray();
+    }
+
+    private static double busiest(Map<String, List<double[]>> byVariant) {
+        return byVariant.values().stream()
+                .mapToDouble(rs -> median(cpu(rs)))
+                .max()
+                .orElse(0);
     }
 
     static String table(List<Window> windows) {
