@@ -248,7 +248,7 @@ public final class HttpSummary {
         return Double.isNaN(v) ? "" : String.format(Locale.ROOT, "%.1f", v);
     }
 
-    private static double num(String s) {
+    static double num(String s) {
         return s.isEmpty() ? Double.NaN : Double.parseDouble(s);
     }
 }

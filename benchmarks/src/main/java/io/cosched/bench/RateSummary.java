@@ -62,11 +62,11 @@ public final class RateSummary {
                     f[2],
                     f[3],
                     Integer.parseInt(f[4]),
-                    num(f[10]),
-                    num(f[11]),
-                    num(f[6]),
-                    num(f[7]),
-                    (long) num(f[8])));
+                    HttpSummary.num(f[10]),
+                    HttpSummary.num(f[11]),
+                    HttpSummary.num(f[6]),
+                    HttpSummary.num(f[7]),
+                    (long) HttpSummary.num(f[8])));
         }
         System.out.print(table(windows));
         System.out.print(threads(windows, Path.of(args[0]).toAbsolutePath().getParent()));
@@ -214,10 +214,6 @@ public final class RateSummary {
                         Locale.ROOT,
                         "%.2f",
                         median(r.stream().mapToDouble(Double::doubleValue).toArray()));
-    }
-
-    private static double num(String s) {
-        return s.isEmpty() ? Double.NaN : Double.parseDouble(s);
     }
 
     static double median(double[] a) {

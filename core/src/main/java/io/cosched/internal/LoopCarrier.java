@@ -157,14 +157,15 @@ final class LoopCarrier extends Carrier implements Runnable {
     @Override
     public void run() {
         assert inCarrierThread();
-        for (int n = 0; n < BATCH; n++) {
+        int n = 0;
+        for (; n < BATCH; n++) {
             Runnable item = queue.poll();
             if (item == null) {
                 break;
             }
             runQueued(item);
         }
-        if (!queue.isEmpty()) {
+        if (n == BATCH && !queue.isEmpty()) {
             // the batch is spent and more is queued: the rest after the sockets have been looked at
             drainAfterIo = true;
             return;
