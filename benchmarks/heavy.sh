@@ -12,6 +12,10 @@
 #                                    saturation window, compared per request between the first two variants
 #                                    (io.cosched.bench.JfrProfile phases, owners, diff); the recording costs CPU:
 #                                    not for the figures
+#   BENCH_JFR=rates BENCH_ROUNDS=1 BENCH_RATES="query=1710" BENCH_SCENARIOS=query benchmarks/heavy.sh   the same, and
+#                                    each fixed rate's LoadGen run recorded too, compared per request with the same
+#                                    JVM's saturation window (profile-<scenario>-rates.txt): what a request costs more
+#                                    below saturation, in user code (perf sees the kernel: BENCH_SYSCALLS=1 counts calls)
 #   BENCH_BASELINE_APP=/tmp/before.jar BENCH_VARIANTS="cosched cosched-baseline" benchmarks/heavy.sh   this build
 #                                    against another build's heavy-service jar, interleaved
 #   BENCH_EXTRA_VARIANTS="cosched-pool20=--spring.datasource.hikari.maximum-pool-size=20" BENCH_VARIANTS="cosched
@@ -129,13 +133,13 @@ saturated() {
   "${on_load[@]}" wrk -t1 -c100 -d"$((w + measure + 2))s" --timeout 10s --latency -H "$auth" "$url" > "$out/wrk-running.txt" 2>&1 &
   load=$!
   sleep "$w"
-  if [ "${BENCH_JFR:-0}" = 1 ]; then
+  if [ "${BENCH_JFR:-0}" != 0 ]; then
     "$JAVA_HOME/bin/jcmd" "$server" JFR.start name=window settings=profile filename="$(pwd)/$out/$3.jfr" > /dev/null
   fi
   l0=$(log_size); rx0=$(bench_received_bytes); c0=$(bench_cpu_ticks "$server"); x0=$(bench_ctxt "$server"); s0=$(bench_steal_ticks); t0=$(bench_total_ticks)
   sleep "$measure"
   rx1=$(bench_received_bytes); c1=$(bench_cpu_ticks "$server"); l1=$(log_size); x1=$(bench_ctxt "$server"); s1=$(bench_steal_ticks); t1=$(bench_total_ticks)
-  if [ "${BENCH_JFR:-0}" = 1 ]; then "$JAVA_HOME/bin/jcmd" "$server" JFR.stop name=window > /dev/null; fi
+  if [ "${BENCH_JFR:-0}" != 0 ]; then "$JAVA_HOME/bin/jcmd" "$server" JFR.stop name=window > /dev/null; fi
   wait "$load" || true
   res=$(cat "$out/wrk-running.txt"); rm -f "$out/wrk-running.txt"
   echo "$res" > "$out/last-wrk.txt"
@@ -156,11 +160,16 @@ saturated() {
     printf "%.1f,%s,%s,%s,%d,%.1f,%.3f,%s,%.2f\n", n / m, p50, p99, e, n, (c1 - c0) / hz * 1e6 / n, (x1 - x0) / n, st, d / n }'
 }
 
-# A fixed rate, path $1, $2 requests/s: bench_fixed_rate, 5 s not counted then rate_seconds; prints the same fields
+# A fixed rate, path $1, $2 requests/s: bench_fixed_rate, 5 s not counted then rate_seconds; prints the same fields.
+# With BENCH_JFR=rates the whole LoadGen run is recorded to $3.jfr (lead-in included: a profile, not a figure)
 fixed_rate() {
   local l0 l1 row
   l0=$(log_size)
+  if [ "${BENCH_JFR:-0}" = rates ]; then
+    "$JAVA_HOME/bin/jcmd" "$server" JFR.start name=rate settings=profile filename="$(pwd)/$out/$3.jfr" > /dev/null
+  fi
   row=$(bench_fixed_rate "$1" "$2" "$rate_seconds" 100 "$out/last-loadgen.json" "$auth")
+  if [ "${BENCH_JFR:-0}" = rates ]; then "$JAVA_HOME/bin/jcmd" "$server" JFR.stop name=rate > /dev/null; fi
   l1=$(log_size)
   awk -v row="$row" -v d="$(dropped_spans "$l0" "$l1")" 'BEGIN { split(row, f, ","); printf "%s,%.2f\n", row, (f[5] > 0) ? d / f[5] : 0 }'
 }
@@ -218,9 +227,11 @@ for round in $(seq "$first_round" "$rounds"); do
       if [ "$round" -gt 0 ] && [ -n "${rate_of[$scenario]-}" ]; then
         for f in $fractions; do
           rate=$(awk -v r="${rate_of[$scenario]}" -v f="$f" 'BEGIN {printf "%d", r * f}')
-          row=$(fixed_rate "$path" "$rate")
+          row=$(fixed_rate "$path" "$rate" "jfr-$name-$scenario-$f-$round")
           cp "$out/last-loadgen.json" "$out/loadgen-$name-$scenario-$f-$round.json"
-          [ ! -f "$out/last-loadgen.latency.csv" ] || mv "$out/last-loadgen.latency.csv" "$out/loadgen-$name-$scenario-$f-$round.latency.csv"
+          for x in latency.csv syscalls.txt perf.csv; do
+            [ ! -f "$out/last-loadgen.$x" ] || mv "$out/last-loadgen.$x" "$out/loadgen-$name-$scenario-$f-$round.$x"
+          done
           echo "$round,$name,$scenario,rate-$f,$row" | tee -a "$out/runs.csv"
           echo "$round,$name,$scenario,rate-$f,$rate,${row%,*}" >> "$out/rates.csv" # for RateSummary: no spans column
         done
@@ -263,7 +274,7 @@ rm -f "$out/last-wrk.txt" "$out/last-loadgen.json"
 } | tee "$out/summary.md"
 # the fixed rates again with cosched's ratios, and where each variant's CPU goes there, per group of threads
 [ "$(wc -l < "$out/rates.csv")" -le 1 ] || "$JAVA" -cp "$bench_tools" io.cosched.bench.RateSummary "$out/rates.csv" | tee -a "$out/summary.md"
-if [ "${BENCH_JFR:-0}" = 1 ] && [ ${#variants[@]} -ge 2 ]; then
+if [ "${BENCH_JFR:-0}" != 0 ] && [ ${#variants[@]} -ge 2 ]; then
   a=${variants[0]%%|*}; b=${variants[1]%%|*}
   for s in "${chosen[@]}"; do
     scenario=${s%%|*}
@@ -280,6 +291,29 @@ if [ "${BENCH_JFR:-0}" = 1 ] && [ ${#variants[@]} -ge 2 ]; then
       echo "== $scenario: where $a spends more per request than $b (inclusive)"
       "$JAVA" -cp "$bench_tools" io.cosched.bench.JfrProfile diff "$fa" "$ra" "$fb" "$rb" 40; } >> "$out/profile-$scenario.txt"
     echo "profile of $scenario: $out/profile-$scenario.txt"
+  done
+fi
+if [ "${BENCH_JFR:-0}" = rates ]; then
+  # per variant: what a request costs more at each fixed rate than in the same JVM's saturation window (its last round)
+  for s in "${chosen[@]}"; do
+    scenario=${s%%|*}
+    for v in "${variants[@]}"; do
+      name=${v%%|*}
+      fs=$(ls "$out"/jfr-"$name"-"$scenario"-[0-9]*.jfr 2>/dev/null | tail -n 1) || true
+      [ -n "$fs" ] || continue
+      round=${fs##*-}; round=${round%.jfr}
+      rs=$(awk -F, -v v="$name" -v s="$scenario" -v r="$round" '$1 == r && $2 == v && $3 == s && $4 == "saturated" {print $5}' "$out/runs.csv")
+      for f in $fractions; do
+        fr="$out/jfr-$name-$scenario-$f-$round.jfr"
+        [ -f "$fr" ] || continue
+        rr=$(awk -F, -v v="$name" -v s="$scenario" -v r="$round" -v l="rate-$f" '$1 == r && $2 == v && $3 == s && $4 == l {print $5}' "$out/runs.csv")
+        { echo "== $scenario, $name: which library runs, per request, at $f of saturation against saturated"
+          "$JAVA" -cp "$bench_tools" io.cosched.bench.JfrProfile owners "$fr" "$rr" "$fs" "$rs" 40
+          echo "== $scenario, $name: where a request at $f of saturation spends more than saturated (inclusive)"
+          "$JAVA" -cp "$bench_tools" io.cosched.bench.JfrProfile diff "$fr" "$rr" "$fs" "$rs" 60; } >> "$out/profile-$scenario-rates.txt"
+      done
+    done
+    [ ! -f "$out/profile-$scenario-rates.txt" ] || echo "profile of $scenario at fixed rates: $out/profile-$scenario-rates.txt"
   done
 fi
 echo "results in $out"

@@ -30,7 +30,10 @@
 #                            both ends of the counted part and divided by its requests (the reconnection after wrk
 #                            and the JIT's recompiling that follows fall in the 5 s); LoadGen's JSON line to file
 #                            JSON; prints "rps,p50_ms,p99_ms,failed,ok,cpu_us_per_req,cs_per_req,steal_pct"; with
-#                            BENCH_LATENCY_LOG=1 every answer's due time and latency to JSON's name with .latency.csv
+#                            BENCH_LATENCY_LOG=1 every answer's due time and latency to JSON's name with .latency.csv;
+#                            with BENCH_SYSCALLS=1 the server's system calls and switches per request over the counted
+#                            part (perf's tracepoints, started when LoadGen's 5 s lead-in ends) to JSON's name with
+#                            .syscalls.txt (io.cosched.bench.SyscallCounts): which calls a request costs below saturation
 #   bench_pin_to_load NAME.. the databases' processes (pgrep -x NAME) to the load core
 #   on_server / on_load      the taskset prefixes: server on core 0, wrk and the stub on core 1
 
@@ -222,12 +225,25 @@ bench_fixed_rate() {
   # BENCH_LATENCY_LOG=1: every answer's due time and latency beside the JSON (io.cosched.bench.LatencyEpisodes)
   [ "${BENCH_LATENCY_LOG:-0}" != 1 ] || extra+=("--latency-log=${json%.json}.latency.csv")
   s0=$(bench_steal_ticks); t0=$(bench_total_ticks)
+  local perf_pid=
+  if [ "${BENCH_SYSCALLS:-0}" = 1 ]; then
+    command -v perf > /dev/null || { echo "bench: BENCH_SYSCALLS=1 needs perf (Debian package linux-perf)" >&2; return 1; }
+    # LoadGen's JVM starts in well under a second and counts after its 5 s lead-in: the count starts then, on the load core
+    { sleep 5.5; exec "${on_load[@]}" perf stat -x, -e 'syscalls:sys_enter_*' -e sched:sched_switch -p "$server" \
+        -o "${json%.json}.perf.csv" -- sleep "$secs"; } > /dev/null 2>&1 &
+    perf_pid=$!
+  fi
   res=$("${on_load[@]}" "$JAVA" --enable-native-access=ALL-UNNAMED -cp "$bench_tools" io.cosched.bench.LoadGen \
     --url=http://127.0.0.1:18080 --paths="$path" --connections="$conns" --rate="$rate" --warmup-seconds=5 \
     --seconds="$secs" --timeout-ms=10000 --server-pid="$server" --clock-ticks="$(getconf CLK_TCK)" \
     --label="$rate" "${extra[@]}" 2>&1 | tail -n 1)
   s1=$(bench_steal_ticks); t1=$(bench_total_ticks)
   echo "$res" > "$json"
+  if [ -n "$perf_pid" ]; then
+    wait "$perf_pid" || true
+    "$JAVA" -cp "$bench_tools" io.cosched.bench.SyscallCounts "${json%.json}.perf.csv" "$(awk -v r="$rate" -v s="$secs" 'BEGIN {print r * s}')" \
+      > "${json%.json}.syscalls.txt" 2>&1 || true
+  fi
   awk -v r="$res" -v secs="$secs" -v s0="$s0" -v s1="$s1" -v t0="$t0" -v t1="$t1" '
     function num(key, from,    i, v) { i = index(from, "\"" key "\":"); if (i == 0) return ""
       v = substr(from, i + length(key) + 3); sub(/[,}].*/, "", v); return v }

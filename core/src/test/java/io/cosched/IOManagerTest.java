@@ -343,4 +343,97 @@ class IOManagerTest {
             server.close().sync();
         }
     }
+
+    @Test
+    void aChannelTurningReadingOffAndOnAsReactorNettyDoesPerRequestReadsEveryRequest() throws Exception {
+        start(1);
+        List<String> got = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        java.util.concurrent.BlockingQueue<String> reads = new java.util.concurrent.LinkedBlockingQueue<>();
+        Channel server = new ServerBootstrap()
+                .group(io.eventLoopGroup())
+                .channel(EpollServerSocketChannel.class)
+                .childHandler(new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        String s = ((io.netty.buffer.ByteBuf) msg).toString(java.nio.charset.StandardCharsets.US_ASCII);
+                        ReferenceCountUtil.release(msg);
+                        // as Reactor Netty's server for a bodiless request: off when it arrives, on once it is read,
+                        // in the same turn (the epoll_ctl calls that cancel out are never made)
+                        ctx.channel().config().setAutoRead(false);
+                        ctx.channel().config().setAutoRead(true);
+                        if (s.contains("off")) {
+                            // and left off past the loop's next polls: the next request waits in the socket until
+                            // reading is on again, and is read then
+                            ctx.channel().config().setAutoRead(false);
+                            ctx.executor()
+                                    .schedule(
+                                            () -> ctx.channel().config().setAutoRead(true), 50, TimeUnit.MILLISECONDS);
+                        }
+                        got.add(s);
+                        reads.add(s);
+                    }
+                })
+                .bind(InetAddress.getLoopbackAddress(), 0)
+                .sync()
+                .channel();
+        try (Socket client =
+                new Socket(InetAddress.getLoopbackAddress(), ((InetSocketAddress) server.localAddress()).getPort())) {
+            for (String request : List.of("one", "two", "off", "three", "four")) {
+                client.getOutputStream().write(request.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                client.getOutputStream().flush();
+                assertThat(reads.poll(30, TimeUnit.SECONDS))
+                        .as("read after " + got)
+                        .isEqualTo(request);
+            }
+            assertThat(got).containsExactly("one", "two", "off", "three", "four");
+        } finally {
+            server.close().sync();
+        }
+    }
+
+    @Test
+    void aWriteThatFillsTheSocketResumesOnceThePeerReads() throws Exception {
+        start(1);
+        int size = 32 << 20;
+        CountDownLatch full = new CountDownLatch(1);
+        Channel server = new ServerBootstrap()
+                .group(io.eventLoopGroup())
+                .channel(EpollServerSocketChannel.class)
+                .childHandler(new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelActive(ChannelHandlerContext ctx) {
+                        // more than the socket buffers hold: the channel asks epoll to say when it can write again
+                        // (EPOLLOUT), a change that waits for the loop's poll
+                        for (int sent = 0; sent < size; sent += 1 << 20) {
+                            ctx.write(ctx.alloc().buffer(1 << 20).writeZero(1 << 20));
+                        }
+                        ctx.flush();
+                    }
+
+                    @Override
+                    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+                        if (!ctx.channel().isWritable()) {
+                            full.countDown();
+                        }
+                    }
+                })
+                .bind(InetAddress.getLoopbackAddress(), 0)
+                .sync()
+                .channel();
+        try (Socket client =
+                new Socket(InetAddress.getLoopbackAddress(), ((InetSocketAddress) server.localAddress()).getPort())) {
+            assertThat(full.await(30, TimeUnit.SECONDS))
+                    .as("the socket's buffers filled")
+                    .isTrue();
+            client.setSoTimeout(30_000);
+            byte[] buffer = new byte[1 << 16];
+            long read = 0;
+            for (int n; read < size && (n = client.getInputStream().read(buffer)) > 0; ) {
+                read += n;
+            }
+            assertThat(read).isEqualTo(size);
+        } finally {
+            server.close().sync();
+        }
+    }
 }

@@ -3,6 +3,7 @@ package io.cosched.internal;
 import io.netty.channel.IoEventLoop;
 import io.netty.channel.IoHandler;
 import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.IoOps;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.SingleThreadIoEventLoop;
 import io.netty.util.concurrent.RejectedExecutionHandlers;
@@ -10,6 +11,7 @@ import java.util.AbstractQueue;
 import java.util.Iterator;
 import java.util.Queue;
 import java.util.concurrent.Executor;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Netty's multi-thread I/O group whose loops run on cosched carrier threads: loop {@code i}'s
@@ -21,28 +23,36 @@ final class CarrierEventLoopGroup extends MultiThreadIoEventLoopGroup {
     /** Hands out carriers in the order Netty creates the children (index order). */
     private static final class Children {
         final LoopCarrier[] carriers;
+        final @Nullable IoOps deferredChanges;
         int next;
 
-        Children(LoopCarrier[] carriers) {
+        Children(LoopCarrier[] carriers, @Nullable IoOps deferredChanges) {
             this.carriers = carriers;
+            this.deferredChanges = deferredChanges;
         }
     }
 
+    /** {@code deferredChanges}: see {@link IOTransport#deferredChanges()}. */
     CarrierEventLoopGroup(
-            LoopCarrier[] carriers, IoHandlerFactory ioHandlerFactory, long stallThresholdNanos, Ticker ticker) {
+            LoopCarrier[] carriers,
+            IoHandlerFactory ioHandlerFactory,
+            @Nullable IoOps deferredChanges,
+            long stallThresholdNanos,
+            Ticker ticker) {
         super(
                 carriers.length,
                 (Executor) null,
                 ioHandlerFactory,
                 executors -> new LoopChooser(carriers, stallThresholdNanos, ticker),
-                new Children(carriers));
+                new Children(carriers, deferredChanges));
     }
 
     @Override
     protected IoEventLoop newChild(Executor ignored, IoHandlerFactory ioHandlerFactory, Object... args) {
         Children children = (Children) args[0];
         LoopCarrier carrier = children.carriers[children.next++];
-        IoEventLoop loop = new CarrierLoop(this, carrier, PollWatch.factory(carrier, ioHandlerFactory));
+        IoEventLoop loop =
+                new CarrierLoop(this, carrier, PollWatch.factory(carrier, ioHandlerFactory, children.deferredChanges));
         carrier.bind(loop);
         return loop;
     }

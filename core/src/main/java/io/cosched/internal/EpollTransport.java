@@ -3,8 +3,10 @@ package io.cosched.internal;
 import io.cosched.Transport;
 import io.netty.channel.ChannelFactory;
 import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.IoOps;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollIoOps;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.socket.SocketChannel;
 
@@ -35,6 +37,12 @@ final class EpollTransport implements IOTransport {
     @Override
     public IoHandlerFactory handlerFactory() {
         return EpollIoHandler.newFactory();
+    }
+
+    /** Each change of a channel's interest is an epoll_ctl call. */
+    @Override
+    public IoOps deferredChanges() {
+        return EpollIoOps.NONE;
     }
 
     @Override

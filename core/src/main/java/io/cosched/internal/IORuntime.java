@@ -54,7 +54,11 @@ public final class IORuntime extends CoroutineRuntime implements IOManager {
             carriers[i] = new LoopCarrier(this, i, name + "-" + i, daemon, ticker);
         }
         this.group = new CarrierEventLoopGroup(
-                carriers, this.transport.handlerFactory(), settings.stallThresholdNanos(), ticker);
+                carriers,
+                this.transport.handlerFactory(),
+                this.transport.deferredChanges(),
+                settings.stallThresholdNanos(),
+                ticker);
         // Should anyone else shut the group down, nothing queued on it may be lost.
         this.group.terminationFuture().addListener(f -> closeCarriers());
         this.timerManager = new IOTimerManager(this);

@@ -4,7 +4,9 @@ import io.cosched.Transport;
 import io.cosched.TransportUnavailableException;
 import io.netty.channel.ChannelFactory;
 import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.IoOps;
 import io.netty.channel.socket.SocketChannel;
+import org.jspecify.annotations.Nullable;
 
 /** One I/O transport for the event loops; {@link #select} decides once per IOManager. */
 interface IOTransport {
@@ -13,6 +15,14 @@ interface IOTransport {
     Transport kind();
 
     IoHandlerFactory handlerFactory();
+
+    /**
+     * The transport's "no interest" operations, when changes of a channel's interest cost a system call each and so
+     * wait for the loop's next poll ({@link DeferredOps}); null when they are applied at once.
+     */
+    default @Nullable IoOps deferredChanges() {
+        return null;
+    }
 
     /** Client TCP channels of this transport, for connections opened on the loops. */
     ChannelFactory<? extends SocketChannel> socketChannelFactory();

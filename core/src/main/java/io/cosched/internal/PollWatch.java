@@ -4,8 +4,11 @@ import io.netty.channel.IoHandle;
 import io.netty.channel.IoHandler;
 import io.netty.channel.IoHandlerContext;
 import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.IoOps;
 import io.netty.channel.IoRegistration;
 import io.netty.util.concurrent.ThreadAwareExecutor;
+import java.util.ArrayList;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A loop's Netty I/O handler (epoll, NIO), telling its carrier when the loop waits in its poll: from the handler's
@@ -18,12 +21,16 @@ import io.netty.util.concurrent.ThreadAwareExecutor;
  * for an idle loop, and a loop stuck in one is found as before ({@code StallWatchdogTest} holds Netty to this).
  *
  * <p>It also runs what a drain of the carrier's queue left at its batch ({@link LoopCarrier#BATCH}) right after the
- * I/O, and keeps the poll from waiting while such a rest is due.
+ * I/O, and keeps the poll from waiting while such a rest is due. With epoll it hands out registrations whose
+ * changes made on the loop wait for its next poll ({@link DeferredOps}), applied at the top of each turn.
  */
-final class PollWatch implements IoHandler {
+final class PollWatch implements IoHandler, DeferredOps.Loop {
 
     private final LoopCarrier carrier;
     private final IoHandler delegate;
+    private final @Nullable IoOps deferredChanges; // null: registrations as the handler makes them
+    private ArrayList<DeferredOps> deferred = new ArrayList<>(); // changes waiting for the poll; the loop's thread only
+    private ArrayList<DeferredOps> applying = new ArrayList<>();
 
     @SuppressWarnings("NullAway.Init") // set at the top of every turn, before the handler can use the context
     private IoHandlerContext loop; // the loop's context, the same object every turn; the loop's thread only
@@ -60,17 +67,21 @@ final class PollWatch implements IoHandler {
         }
     };
 
-    private PollWatch(LoopCarrier carrier, IoHandler delegate) {
+    private PollWatch(LoopCarrier carrier, IoHandler delegate, @Nullable IoOps deferredChanges) {
         this.carrier = carrier;
         this.delegate = delegate;
+        this.deferredChanges = deferredChanges;
     }
 
-    /** Netty's factory for {@code carrier}'s loop, its handlers watched. */
-    static IoHandlerFactory factory(LoopCarrier carrier, IoHandlerFactory netty) {
+    /**
+     * Netty's factory for {@code carrier}'s loop, its handlers watched; with {@code deferredChanges} (the transport's
+     * "no interest"), channels' changes of interest wait for the next poll.
+     */
+    static IoHandlerFactory factory(LoopCarrier carrier, IoHandlerFactory netty, @Nullable IoOps deferredChanges) {
         return new IoHandlerFactory() {
             @Override
             public IoHandler newHandler(ThreadAwareExecutor executor) {
-                return new PollWatch(carrier, netty.newHandler(executor));
+                return new PollWatch(carrier, netty.newHandler(executor), deferredChanges);
             }
 
             @Override
@@ -86,8 +97,33 @@ final class PollWatch implements IoHandler {
     }
 
     @Override
+    public boolean onLoop() {
+        return carrier.isCurrent();
+    }
+
+    @Override
+    public void deferred(DeferredOps ops) {
+        deferred.add(ops);
+    }
+
+    /** Tells epoll what changed since the last poll, right before the next. */
+    private void applyDeferred() {
+        if (deferred.isEmpty()) {
+            return;
+        }
+        ArrayList<DeferredOps> now = deferred; // a change made while applying (a channel closed) goes to the next turn
+        deferred = applying;
+        applying = now;
+        for (int i = 0, n = now.size(); i < n; i++) {
+            now.get(i).apply();
+        }
+        now.clear();
+    }
+
+    @Override
     public int run(IoHandlerContext context) {
         loop = context;
+        applyDeferred();
         int handled;
         try {
             handled = delegate.run(watched);
@@ -115,7 +151,8 @@ final class PollWatch implements IoHandler {
 
     @Override
     public IoRegistration register(IoHandle handle) throws Exception {
-        return delegate.register(handle);
+        IoRegistration registration = delegate.register(handle);
+        return deferredChanges == null ? registration : new DeferredOps(registration, handle, this, deferredChanges);
     }
 
     @Override
