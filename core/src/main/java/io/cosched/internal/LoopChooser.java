@@ -8,7 +8,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Which loop of an IOManager a new channel goes to (an accepted connection, a client connection
  * made through the group): round-robin over the loops that are moving, skipping one the watchdog
  * sees stalled or that has been inside one task for a tenth of the stall threshold. When every loop
- * is stuck, plain round-robin: a connection must go somewhere.
+ * is in a long task, the first that is not stalled (a loop busy for a moment beats one stuck for good:
+ * on a loaded machine a loop serving requests can look busy to the chooser); when every loop is stalled,
+ * plain round-robin: a connection must go somewhere.
  */
 final class LoopChooser implements EventExecutorChooserFactory.EventExecutorChooser {
 
@@ -32,6 +34,12 @@ final class LoopChooser implements EventExecutorChooserFactory.EventExecutorChoo
             for (int k = 0; k < n; k++) {
                 LoopCarrier c = carriers[(start + k) % n];
                 if (!c.isStalled() && !c.inOneTaskFor(busyNanos, now)) {
+                    return c.loop();
+                }
+            }
+            for (int k = 0; k < n; k++) {
+                LoopCarrier c = carriers[(start + k) % n];
+                if (!c.isStalled()) {
                     return c.loop();
                 }
             }

@@ -121,6 +121,26 @@ class StalledLoopTest {
     }
 
     @Test
+    void whenEveryLoopIsInALongTaskNewChannelsGoToOneNotStalled() throws Exception {
+        long[] now = {0};
+        IORuntime io = new IORuntime(RuntimeSettings.of("busy-io", 2).withStallThresholdNanos(100 * MS), () -> now[0]);
+        scheduler = io;
+        io.start();
+        hog(io, 0);
+        hog(io, 1);
+        io.eventLoopGroup().next(); // each loop looked at in its task
+        io.eventLoopGroup().next();
+        io.carrier(0).stalled = true; // as the watchdog marks it
+        now[0] = 50 * MS; // both in one task for half the threshold: neither is free
+        List<EventLoop> chosen = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            chosen.add(io.eventLoopGroup().next());
+        }
+        // a loop busy for a while may be done any moment; the stalled one is stuck until the watchdog sees it move
+        assertThat(chosen).containsOnly(io.carrier(1).loop());
+    }
+
+    @Test
     void whenEveryLoopIsStuckNewChannelsStillGoRoundRobin() throws Exception {
         long[] now = {0};
         IORuntime io =
