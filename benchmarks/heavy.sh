@@ -32,7 +32,8 @@
 #   query      /api/accounts/7: one row through Spring Data JDBC
 #   quote      /api/quote: Boot's RestClient to the stub, which answers after 5 ms
 #   transfers  /api/accounts/7/transfers: Spring Data JPA in a read-only transaction (not run by default)
-# Variants (a fresh JVM each, interleaved every round, server on one core, one event loop):
+# Variants (a fresh JVM each, interleaved every round, each round starting one further on, server on one core,
+# one event loop):
 #   cosched              heavy-service with cosched (every blocking handler a coroutine: cosched.web.mode=all)
 #   virtual-threads      the same jar, cosched.enabled=false: WebFlux on Spring's virtual threads
 #   mvc-virtual-threads  heavy-service-mvc: the same service on Spring MVC, Tomcat, virtual threads
@@ -213,7 +214,11 @@ echo "round,variant,scenario,load,rate,rps,p50_ms,p99_ms,failed,ok,cpu_us_per_re
 first_round=1
 if [ ${#rate_of[@]} -eq 0 ] && [ -n "$fractions" ]; then first_round=0; fi
 for round in $(seq "$first_round" "$rounds"); do
-  for v in "${variants[@]}"; do
+  # each round starts one variant further on (A B C, B C A, C A B): a noisy window of the host does not fall on the
+  # same variant's turn every round
+  order=()
+  for ((k = 0; k < ${#variants[@]}; k++)); do order+=("${variants[$(((round + k) % ${#variants[@]}))]}"); done
+  for v in "${order[@]}"; do
     name=${v%%|*}
     start_variant "$v" "$round"
     echo "round $round, $name: started"
