@@ -304,7 +304,8 @@ if [ "${BENCH_JFR:-0}" = rates ]; then
     scenario=${s%%|*}
     for v in "${variants[@]}"; do
       name=${v%%|*}
-      fs=$(ls "$out"/jfr-"$name"-"$scenario"-[0-9]*.jfr 2>/dev/null | tail -n 1) || true
+      # the saturated windows' recordings end in -<round>.jfr; the fixed rates' in -<fraction>-<round>.jfr
+      fs=$(ls "$out"/jfr-"$name"-"$scenario"-[0-9]*.jfr 2>/dev/null | grep -E -- "-$scenario-[0-9]+\.jfr$" | sort -V | tail -n 1) || true
       [ -n "$fs" ] || continue
       round=${fs##*-}; round=${round%.jfr}
       rs=$(awk -F, -v v="$name" -v s="$scenario" -v r="$round" '$1 == r && $2 == v && $3 == s && $4 == "saturated" {print $5}' "$out/runs.csv")
