@@ -5,17 +5,25 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.util.ReferenceCountUtil;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -34,6 +42,21 @@ class IOManagerTest {
         io = IOManager.builder().name("test-io").threads(threads).build();
         io.start();
         return io;
+    }
+
+    /** An epoll server on the IOManager's loops, each accepted connection's pipeline {@code child}. */
+    private Channel serve(ChannelHandler child) throws InterruptedException {
+        return new ServerBootstrap()
+                .group(io.eventLoopGroup())
+                .channel(EpollServerSocketChannel.class)
+                .childHandler(child)
+                .bind(InetAddress.getLoopbackAddress(), 0)
+                .sync()
+                .channel();
+    }
+
+    private static Socket connect(Channel server) throws IOException {
+        return new Socket(InetAddress.getLoopbackAddress(), ((InetSocketAddress) server.localAddress()).getPort());
     }
 
     @AfterEach
@@ -296,27 +319,20 @@ class IOManagerTest {
         AtomicLong yieldsAtRead = new AtomicLong(-1);
         CountDownLatch accepted = new CountDownLatch(1);
         CountDownLatch read = new CountDownLatch(1);
-        Channel server = new ServerBootstrap()
-                .group(io.eventLoopGroup())
-                .channel(EpollServerSocketChannel.class)
-                .childHandler(new ChannelInboundHandlerAdapter() {
-                    @Override
-                    public void channelActive(ChannelHandlerContext ctx) {
-                        accepted.countDown();
-                    }
+        Channel server = serve(new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelActive(ChannelHandlerContext ctx) {
+                accepted.countDown();
+            }
 
-                    @Override
-                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                        ReferenceCountUtil.release(msg);
-                        yieldsAtRead.compareAndSet(-1, yields.get());
-                        read.countDown();
-                    }
-                })
-                .bind(InetAddress.getLoopbackAddress(), 0)
-                .sync()
-                .channel();
-        try (Socket client =
-                new Socket(InetAddress.getLoopbackAddress(), ((InetSocketAddress) server.localAddress()).getPort())) {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                ReferenceCountUtil.release(msg);
+                yieldsAtRead.compareAndSet(-1, yields.get());
+                read.countDown();
+            }
+        });
+        try (Socket client = connect(server)) {
             assertThat(accepted.await(30, TimeUnit.SECONDS)).isTrue();
             CountDownLatch striding = new CountDownLatch(1);
             Coroutine<Void> yielder = io.spawn(() -> {
@@ -347,39 +363,30 @@ class IOManagerTest {
     @Test
     void aChannelTurningReadingOffAndOnAsReactorNettyDoesPerRequestReadsEveryRequest() throws Exception {
         start(1);
-        List<String> got = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
-        java.util.concurrent.BlockingQueue<String> reads = new java.util.concurrent.LinkedBlockingQueue<>();
-        Channel server = new ServerBootstrap()
-                .group(io.eventLoopGroup())
-                .channel(EpollServerSocketChannel.class)
-                .childHandler(new ChannelInboundHandlerAdapter() {
-                    @Override
-                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                        String s = ((io.netty.buffer.ByteBuf) msg).toString(java.nio.charset.StandardCharsets.US_ASCII);
-                        ReferenceCountUtil.release(msg);
-                        // as Reactor Netty's server for a bodiless request: off when it arrives, on once it is read,
-                        // in the same turn (the epoll_ctl calls that cancel out are never made)
-                        ctx.channel().config().setAutoRead(false);
-                        ctx.channel().config().setAutoRead(true);
-                        if (s.contains("off")) {
-                            // and left off past the loop's next polls: the next request waits in the socket until
-                            // reading is on again, and is read then
-                            ctx.channel().config().setAutoRead(false);
-                            ctx.executor()
-                                    .schedule(
-                                            () -> ctx.channel().config().setAutoRead(true), 50, TimeUnit.MILLISECONDS);
-                        }
-                        got.add(s);
-                        reads.add(s);
-                    }
-                })
-                .bind(InetAddress.getLoopbackAddress(), 0)
-                .sync()
-                .channel();
-        try (Socket client =
-                new Socket(InetAddress.getLoopbackAddress(), ((InetSocketAddress) server.localAddress()).getPort())) {
+        List<String> got = Collections.synchronizedList(new ArrayList<>());
+        BlockingQueue<String> reads = new LinkedBlockingQueue<>();
+        Channel server = serve(new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                String s = ((ByteBuf) msg).toString(StandardCharsets.US_ASCII);
+                ReferenceCountUtil.release(msg);
+                // as Reactor Netty's server for a bodiless request: off when it arrives, on once it is read,
+                // in the same turn (the epoll_ctl calls that cancel out are never made)
+                ctx.channel().config().setAutoRead(false);
+                ctx.channel().config().setAutoRead(true);
+                if (s.contains("off")) {
+                    // and left off past the loop's next polls: the next request waits in the socket until
+                    // reading is on again, and is read then
+                    ctx.channel().config().setAutoRead(false);
+                    ctx.executor().schedule(() -> ctx.channel().config().setAutoRead(true), 50, TimeUnit.MILLISECONDS);
+                }
+                got.add(s);
+                reads.add(s);
+            }
+        });
+        try (Socket client = connect(server)) {
             for (String request : List.of("one", "two", "off", "three", "four")) {
-                client.getOutputStream().write(request.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                client.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
                 client.getOutputStream().flush();
                 assertThat(reads.poll(30, TimeUnit.SECONDS))
                         .as("read after " + got)
@@ -396,32 +403,25 @@ class IOManagerTest {
         start(1);
         int size = 32 << 20;
         CountDownLatch full = new CountDownLatch(1);
-        Channel server = new ServerBootstrap()
-                .group(io.eventLoopGroup())
-                .channel(EpollServerSocketChannel.class)
-                .childHandler(new ChannelInboundHandlerAdapter() {
-                    @Override
-                    public void channelActive(ChannelHandlerContext ctx) {
-                        // more than the socket buffers hold: the channel asks epoll to say when it can write again
-                        // (EPOLLOUT), a change that waits for the loop's poll
-                        for (int sent = 0; sent < size; sent += 1 << 20) {
-                            ctx.write(ctx.alloc().buffer(1 << 20).writeZero(1 << 20));
-                        }
-                        ctx.flush();
-                    }
+        Channel server = serve(new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelActive(ChannelHandlerContext ctx) {
+                // more than the socket buffers hold: the channel asks epoll to say when it can write again
+                // (EPOLLOUT), a change that waits for the loop's poll
+                for (int sent = 0; sent < size; sent += 1 << 20) {
+                    ctx.write(ctx.alloc().buffer(1 << 20).writeZero(1 << 20));
+                }
+                ctx.flush();
+            }
 
-                    @Override
-                    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-                        if (!ctx.channel().isWritable()) {
-                            full.countDown();
-                        }
-                    }
-                })
-                .bind(InetAddress.getLoopbackAddress(), 0)
-                .sync()
-                .channel();
-        try (Socket client =
-                new Socket(InetAddress.getLoopbackAddress(), ((InetSocketAddress) server.localAddress()).getPort())) {
+            @Override
+            public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+                if (!ctx.channel().isWritable()) {
+                    full.countDown();
+                }
+            }
+        });
+        try (Socket client = connect(server)) {
             assertThat(full.await(30, TimeUnit.SECONDS))
                     .as("the socket's buffers filled")
                     .isTrue();

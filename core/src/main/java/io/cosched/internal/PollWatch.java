@@ -29,8 +29,8 @@ final class PollWatch implements IoHandler, DeferredOps.Loop {
     private final LoopCarrier carrier;
     private final IoHandler delegate;
     private final @Nullable IoOps deferredChanges; // null: registrations as the handler makes them
-    private ArrayList<DeferredOps> deferred = new ArrayList<>(); // changes waiting for the poll; the loop's thread only
-    private ArrayList<DeferredOps> applying = new ArrayList<>();
+    private final ArrayList<DeferredOps> deferred =
+            new ArrayList<>(); // changes for the next poll; the loop's thread only
 
     @SuppressWarnings("NullAway.Init") // set at the top of every turn, before the handler can use the context
     private IoHandlerContext loop; // the loop's context, the same object every turn; the loop's thread only
@@ -108,16 +108,11 @@ final class PollWatch implements IoHandler, DeferredOps.Loop {
 
     /** Tells epoll what changed since the last poll, right before the next. */
     private void applyDeferred() {
-        if (deferred.isEmpty()) {
-            return;
+        // by index: a change made while applying (a refused one closes its channel) is applied in the same pass
+        for (int i = 0; i < deferred.size(); i++) {
+            deferred.get(i).apply();
         }
-        ArrayList<DeferredOps> now = deferred; // a change made while applying (a channel closed) goes to the next turn
-        deferred = applying;
-        applying = now;
-        for (int i = 0, n = now.size(); i < n; i++) {
-            now.get(i).apply();
-        }
-        now.clear();
+        deferred.clear();
     }
 
     @Override
