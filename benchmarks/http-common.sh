@@ -26,8 +26,9 @@
 #                            the server took in that window, for any server, without a counter of its own
 #   bench_fixed_rate PATH RATE SECONDS CONNECTIONS JSON [HEADER]   LoadGen against $server on port 18080 at RATE
 #                            requests/s over CONNECTIONS, 5 s not counted then SECONDS; latency counted from when
-#                            each request was due, the server's CPU time and context switches read by LoadGen at
-#                            both ends of the counted part and divided by its requests (the reconnection after wrk
+#                            each request was due, the server's CPU time and context switches read by LoadGen from
+#                            1 s before the counted part (reading /proc holds LoadGen's loop 30-70 ms, kept out of
+#                            the latency) to its end and divided by the requests due then (the reconnection after wrk
 #                            and the JIT's recompiling that follows fall in the 5 s); LoadGen's JSON line to file
 #                            JSON; prints "rps,p50_ms,p99_ms,failed,ok,cpu_us_per_req,cs_per_req,steal_pct"; with
 #                            BENCH_LATENCY_LOG=1 every answer's due time and latency to JSON's name with .latency.csv;

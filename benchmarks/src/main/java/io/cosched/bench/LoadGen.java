@@ -39,6 +39,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 
 /**
  * The fault and soak suite's load generator (benchmarks/soak.sh): HTTP/1.1 GETs against one server,
@@ -55,9 +56,11 @@ import java.util.concurrent.TimeUnit;
  *          per second, latency counted from when each was due)] [--new-connections (one per request)]
  *         [--timeout-ms=5000] [--warmup-seconds=0 (load first, counted nowhere)] [--label=name]
  *         [--header='Name: value' (sent with every request)]
- *         [--server-pid=N (also report that process's CPU time and context switches over the counted part,
- *          per request answered in it: /proc/N/stat utime + stime, /proc/N/task/(each)/status switches; and
- *          the same per group of its threads, a thread's name with its digits as '#', busiest first)]
+ *         [--server-pid=N (also report that process's CPU time and context switches from a second before the
+ *          counted part to its end, per request answered that came due in that time (the reading holds the load
+ *          for tens of ms, so it is kept out of the counted part's latency): /proc/N/stat utime + stime,
+ *          /proc/N/task/(each)/status switches; and the same per group of its threads, a thread's name with its
+ *          digits as '#', busiest first; a thread that ended in between is not counted)]
  *         [--clock-ticks=100 (the kernel's USER_HZ, getconf CLK_TCK, for --server-pid)]
  *         [--latency-log=FILE (every counted answer as a CSV line: when it was due, ms since the epoch; its
  *          latency in ms; its status; for lining the slow ones up with a GC log)]
@@ -108,9 +111,13 @@ public final class LoadGen {
     private long otherErrors;
     private long unsent;
     private final CompletableFuture<Void> done = new CompletableFuture<>();
-    // the server's counters when the counted part began and when the last counted request settled
+    // the server's counters a second before the counted part began and when the last counted request settled
     private ServerCounters serverAtWindow;
     private ServerCounters serverAtEnd;
+    // the server's CPU and switches are read from this long after the start (a second before the counted part), and
+    // divided by the requests answered that came due since
+    private final long cpuFromNanos;
+    private long cpuCount;
 
     private LoadGen(Map<String, String> o, EventLoop loop, boolean epoll) {
         URI url = URI.create(o.getOrDefault("url", "http://127.0.0.1:8080"));
@@ -136,6 +143,7 @@ public final class LoadGen {
         this.serverPid = Long.parseLong(o.getOrDefault("server-pid", "0"));
         this.clockTicks = Integer.parseInt(o.getOrDefault("clock-ticks", "100"));
         this.latencyLog = o.get("latency-log");
+        this.cpuFromNanos = Math.max(0, warmupNanos - TimeUnit.SECONDS.toNanos(1));
         if (serverPid < 0 || clockTicks <= 0) {
             throw new IllegalArgumentException("--server-pid=" + serverPid + ", --clock-ticks=" + clockTicks
                     + " (expected: a pid >= 0, 0 for none, and ticks > 0)");
@@ -200,51 +208,73 @@ public final class LoadGen {
             }
         }
         if (serverPid > 0) {
-            loop.schedule(() -> serverAtWindow = serverCounters(), warmupNanos, TimeUnit.NANOSECONDS);
+            // a second before the counted part: reading a JVM's threads holds this loop for 30-70 ms, and every request
+            // due meanwhile is answered that much late; read at the counted part's start, the stall was in every
+            // stack's latency (a thread of its own for the reading still held the loop 13 ms on the one load core)
+            loop.schedule(() -> serverAtWindow = serverCounters(), cpuFromNanos, TimeUnit.NANOSECONDS);
         }
         loop.schedule(this::stop, warmupNanos + durationNanos, TimeUnit.NANOSECONDS);
     }
 
     /**
-     * The server's counters at one instant: the process's CPU time in clock ticks (utime + stime), its threads'
-     * context switches, and per group of threads (a thread's name with its digits as '#') their CPU ticks and
-     * voluntary and involuntary switches.
+     * The server's counters at one instant: the process's CPU time in clock ticks (utime + stime, threads that ended
+     * included) and per thread id its group (its name with digits as '#'), CPU ticks, voluntary and involuntary
+     * context switches.
      */
-    private record ServerCounters(long ticks, long switches, Map<String, long[]> groups) {}
+    private record ServerCounters(long ticks, Map<String, ThreadCounters> threads) {}
+
+    private record ThreadCounters(String group, long[] counts) {}
+
+    private static final Pattern DIGITS = Pattern.compile("[0-9]");
 
     private ServerCounters serverCounters() {
         try {
             long ticks = utimeStime(Files.readString(Path.of("/proc/" + serverPid + "/stat")));
-            long switches = 0;
-            Map<String, long[]> groups = new TreeMap<>();
+            Map<String, ThreadCounters> threads = new TreeMap<>();
             try (var tasks = Files.list(Path.of("/proc/" + serverPid + "/task"))) {
                 for (Path t : (Iterable<Path>) tasks::iterator) {
                     try {
                         String stat = Files.readString(t.resolve("stat"));
-                        String group = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
-                                .replaceAll("[0-9]", "#");
-                        long[] g = groups.computeIfAbsent(group, k -> new long[3]);
-                        g[0] += utimeStime(stat);
+                        String group = DIGITS.matcher(stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')))
+                                .replaceAll("#");
+                        long[] c = new long[3];
+                        c[0] = utimeStime(stat);
                         for (String line : Files.readAllLines(t.resolve("status"))) {
                             int i = line.startsWith("voluntary_ctxt_switches")
                                     ? 1
                                     : line.startsWith("nonvoluntary_ctxt_switches") ? 2 : 0;
                             if (i > 0) {
-                                long n = Long.parseLong(
+                                c[i] = Long.parseLong(
                                         line.substring(line.indexOf(':') + 1).trim());
-                                g[i] += n;
-                                switches += n;
                             }
                         }
+                        threads.put(t.getFileName().toString(), new ThreadCounters(group, c));
                     } catch (IOException gone) {
                         // a thread that ended while the directory was read: not counted
                     }
                 }
             }
-            return new ServerCounters(ticks, switches, groups);
+            return new ServerCounters(ticks, threads);
         } catch (IOException e) {
             throw new UncheckedIOException("--server-pid=" + serverPid + ": cannot read its /proc entries", e);
         }
+    }
+
+    /**
+     * Per group of threads, what its threads did between the two readings: a thread alive at the end counts from its
+     * first reading, or from nothing when it started in between. A thread that ended in between is not counted (its
+     * switches leave /proc with it; before, such a thread made a group's and the process's switches negative).
+     */
+    private static Map<String, long[]> groupDeltas(ServerCounters start, ServerCounters end) {
+        Map<String, long[]> groups = new TreeMap<>();
+        end.threads().forEach((tid, e) -> {
+            ThreadCounters s = start.threads().get(tid);
+            long[] g = groups.computeIfAbsent(e.group(), k -> new long[3]);
+            for (int i = 0; i < 3; i++) {
+                g[i] += e.counts()[i] - (s == null ? 0 : s.counts()[i]);
+            }
+        });
+        return groups;
     }
 
     /** utime + stime of a /proc stat line: fields 14 and 15, counted after the name in parentheses (field 2). */
@@ -373,6 +403,9 @@ public final class LoadGen {
             inFlight--;
             long took = System.nanoTime() - c.req.due();
             int status = res.status().code();
+            if (c.req.due() - started >= cpuFromNanos) {
+                cpuCount++;
+            }
             if (counted(c.req)) {
                 statuses.merge(status, 1L, Long::sum);
                 if (latencyLog != null) {
@@ -508,20 +541,17 @@ public final class LoadGen {
                 .append(percentiles(okNanos, okCount))
                 .append(",\"allMs\":")
                 .append(percentiles(allNanos, allCount));
-        if (serverAtWindow != null && serverAtEnd != null && allCount > 0) {
+        if (serverAtWindow != null && serverAtEnd != null && cpuCount > 0) {
+            Map<String, long[]> deltas = groupDeltas(serverAtWindow, serverAtEnd);
+            long switches = deltas.values().stream().mapToLong(d -> d[1] + d[2]).sum();
             sb.append(",\"server\":{\"cpuUsPerRequest\":")
-                    .append(fmt((serverAtEnd.ticks() - serverAtWindow.ticks()) * 1e6 / clockTicks / allCount))
+                    .append(fmt((serverAtEnd.ticks() - serverAtWindow.ticks()) * 1e6 / clockTicks / cpuCount))
                     .append(",\"switchesPerRequest\":")
-                    .append(String.format(
-                            Locale.ROOT,
-                            "%.3f",
-                            (serverAtEnd.switches() - serverAtWindow.switches()) / (double) allCount))
+                    .append(String.format(Locale.ROOT, "%.3f", switches / (double) cpuCount))
                     .append(",\"threads\":[");
             // per group of threads, busiest first: CPU us, voluntary (it waited) and involuntary switches per request
             List<Map.Entry<String, long[]>> groups = new ArrayList<>();
-            serverAtEnd.groups().forEach((name, end) -> {
-                long[] start = serverAtWindow.groups().getOrDefault(name, new long[3]);
-                long[] d = {end[0] - start[0], end[1] - start[1], end[2] - start[2]};
+            deltas.forEach((name, d) -> {
                 if (d[0] > 0 || d[1] + d[2] > 0) {
                     groups.add(Map.entry(name, d));
                 }
@@ -537,9 +567,9 @@ public final class LoadGen {
                                 Locale.ROOT,
                                 "{\"name\":\"%s\",\"cpuUs\":%.2f,\"voluntary\":%.3f,\"involuntary\":%.3f}",
                                 g.getKey().replace("\\", "\\\\").replace("\"", "\\\""),
-                                d[0] * 1e6 / clockTicks / allCount,
-                                d[1] / (double) allCount,
-                                d[2] / (double) allCount));
+                                d[0] * 1e6 / clockTicks / cpuCount,
+                                d[1] / (double) cpuCount,
+                                d[2] / (double) cpuCount));
                 firstGroup = false;
             }
             sb.append("]}");
