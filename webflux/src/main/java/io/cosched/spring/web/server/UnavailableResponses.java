@@ -3,6 +3,7 @@ package io.cosched.spring.web.server;
 import io.cosched.spring.web.StreamClosedException;
 import io.cosched.spring.web.StreamClosedException.Reason;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.RejectedExecutionException;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
@@ -16,8 +17,11 @@ import reactor.core.publisher.Mono;
 /**
  * Answers a coroutine request that timed out or was shed: 503 Service Unavailable with a
  * problem-detail body, plus {@code Retry-After: 1} when shed. A streamed request that ran past its time
- * limit while nothing had been sent yet is answered the same way. Ordered ahead of Spring Boot's error
- * handler, which would answer 500.
+ * limit while nothing had been sent yet is answered the same way. So is a request whose handler was
+ * refused work for want of capacity and let the refusal out, a {@link RejectedExecutionException}: Spring's
+ * {@code InvocationRejectedException} from {@code @ConcurrencyLimit(policy = REJECT)}, a full executor. Ordered
+ * ahead of Spring Boot's error handler, which would answer 500; the application's own exception handlers see
+ * those refusals first.
  */
 final class UnavailableResponses implements WebExceptionHandler, Ordered {
 
@@ -31,19 +35,30 @@ final class UnavailableResponses implements WebExceptionHandler, Ordered {
                         && (closed.reason() == Reason.MAX_DURATION || closed.reason() == Reason.REQUEST_TIMEOUT);
     }
 
+    /** The application refused the request's work at a limit of its own: a shed request too, retried later. */
+    static boolean refusedByTheApplication(Throwable error) {
+        return error instanceof RejectedExecutionException && !(error instanceof CoroutineRejectedException);
+    }
+
     @Override
     public Mono<Void> handle(ServerWebExchange exchange, Throwable error) {
         ServerHttpResponse response = exchange.getResponse();
-        if (!handles(error) || response.isCommitted()) {
+        boolean refused = refusedByTheApplication(error);
+        if (!handles(error) && !refused || response.isCommitted()) {
             return Mono.error(error); // not ours, or too late for a status: let the connection end
         }
         response.setStatusCode(HttpStatus.SERVICE_UNAVAILABLE);
         HttpHeaders headers = response.getHeaders();
         headers.setContentType(MediaType.APPLICATION_PROBLEM_JSON);
-        if (error instanceof CoroutineRejectedException) {
+        if (error instanceof CoroutineRejectedException || refused) {
             headers.set(HttpHeaders.RETRY_AFTER, "1");
         }
-        byte[] body = problem(error.getMessage()).getBytes(StandardCharsets.UTF_8);
+        // the application's message may hold anything: its type alone, as Spring Boot leaves messages out by default
+        String detail = refused
+                ? "the application refused the request at a limit of its own ("
+                        + error.getClass().getSimpleName() + "); retry later"
+                : error.getMessage();
+        byte[] body = problem(detail).getBytes(StandardCharsets.UTF_8);
         headers.setContentLength(body.length);
         return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
     }

@@ -39,7 +39,9 @@ import reactor.core.publisher.Mono;
             "org.springframework.boot.data.jpa.autoconfigure.DataJpaRepositoriesAutoConfiguration",
             "org.springframework.boot.data.jdbc.autoconfigure.DataJdbcRepositoriesAutoConfiguration"
         })
-@org.springframework.context.annotation.Import({StreamingHandlers.class, FanOutHandlers.class})
+@org.springframework.context.annotation.Import({StreamingHandlers.class, FanOutHandlers.class, WebTestApp.Limited.class
+})
+@org.springframework.resilience.annotation.EnableResilientMethods
 public class WebTestApp {
 
     static {
@@ -180,14 +182,45 @@ public class WebTestApp {
         };
     }
 
+    /** Spring Framework's own limit on a method, rejecting: one call at a time, the others refused at once. */
+    static class Limited {
+
+        @org.springframework.resilience.annotation.ConcurrencyLimit(
+                limit = 1,
+                policy = org.springframework.resilience.annotation.ConcurrencyLimit.ThrottlePolicy.REJECT)
+        public String hold() throws InterruptedException {
+            Probe.holding.countDown();
+            if (!Probe.release.await(60, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("never released");
+            }
+            return "held";
+        }
+    }
+
     /** Registered as a member class of this configuration. */
     @RestController
     static class Handlers {
 
         private final org.springframework.web.client.RestClient downstream;
+        private final Limited limited;
 
-        Handlers(org.springframework.web.client.RestClient.Builder builder) {
+        Handlers(org.springframework.web.client.RestClient.Builder builder, Limited limited) {
             this.downstream = builder.build();
+            this.limited = limited;
+        }
+
+        /** Holds {@link Limited}'s one slot until released; a second call meanwhile is refused. */
+        @RunAsCoroutine
+        @GetMapping("/limited")
+        String limited() throws InterruptedException {
+            return limited.hold();
+        }
+
+        /** A handler whose executor is full lets the refusal out. */
+        @RunAsCoroutine
+        @GetMapping("/executor-full")
+        String executorFull() {
+            throw new java.util.concurrent.RejectedExecutionException("pool \"reports\" is full: 8 of 8 busy");
         }
 
         /** Calls the test's server at {@link Probe#downstreamUri} with the RestClient from Spring Boot's builder. */
