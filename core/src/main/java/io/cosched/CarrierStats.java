@@ -11,10 +11,19 @@ package io.cosched;
  *                   those bound to it with {@link Scheduler#spawnOn})
  * @param localWakeups  resumes of its coroutines that this carrier's own thread asked for
  *                      (see {@link SchedulerStats#localWakeups()})
- * @param remoteWakeups resumes of its coroutines that another thread asked for
+ * @param remoteWakeups resumes of its coroutines that another thread asked for, monitor hand-backs aside
+ * @param monitorWakeups resumes of its coroutines blocked entering a {@code synchronized} block or method, handed
+ *                       back by the JDK once the monitor was free (see {@link SchedulerStats#monitorWakeups()})
  */
 public record CarrierStats(
-        int index, String thread, State state, long queueDepth, int coroutines, long localWakeups, long remoteWakeups) {
+        int index,
+        String thread,
+        State state,
+        long queueDepth,
+        int coroutines,
+        long localWakeups,
+        long remoteWakeups,
+        long monitorWakeups) {
 
     /** What a carrier is doing. */
     public enum State {

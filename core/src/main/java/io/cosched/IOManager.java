@@ -36,8 +36,8 @@ public interface IOManager extends Scheduler {
     /** The stall threshold a builder uses unless told otherwise. */
     Duration DEFAULT_STALL_THRESHOLD = Duration.ofMillis(100);
 
-    /** How long after start a stall counts as warm-up unless a builder is told otherwise ({@code stallWarmUp}). */
-    Duration DEFAULT_STALL_WARM_UP = Duration.ofSeconds(60);
+    /** The longest a stall counts as warm-up unless a builder is told otherwise ({@code stallWarmUpLimit}). */
+    Duration DEFAULT_STALL_WARM_UP_LIMIT = Duration.ofSeconds(1);
 
     static Builder builder() {
         return new Builder();
@@ -129,7 +129,7 @@ public interface IOManager extends Scheduler {
     /**
      * Builds an {@link IOManager}: {@code name} (default {@code cosched-io}), {@code threads} (event
      * loops), {@code transport}, {@code daemon}, {@code requireCarrierMode}, {@code stallThreshold},
-     * {@code stallWarmUp}, {@code trackCoroutines}, {@code scopeHook}. Every argument is checked by {@link #build()}.
+     * {@code stallWarmUpLimit}, {@code trackCoroutines}, {@code scopeHook}. Every argument is checked by {@link #build()}.
      */
     final class Builder extends SchedulerBuilder<Builder> {
         private Transport transport = Transport.AUTO;

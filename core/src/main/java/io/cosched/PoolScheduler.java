@@ -40,7 +40,7 @@ public interface PoolScheduler extends Scheduler {
     /**
      * Builds a {@link PoolScheduler}: {@code name} (default {@code cosched}), {@code threads},
      * {@code useCaller}, {@code daemon}, {@code requireCarrierMode}, {@code stallThreshold},
-     * {@code stallWarmUp}, {@code trackCoroutines}, {@code scopeHook}. Every argument is checked by {@link #build()}.
+     * {@code stallWarmUpLimit}, {@code trackCoroutines}, {@code scopeHook}. Every argument is checked by {@link #build()}.
      */
     final class Builder extends SchedulerBuilder<Builder> {
         private boolean useCaller;

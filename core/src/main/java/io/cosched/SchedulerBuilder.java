@@ -16,7 +16,7 @@ abstract sealed class SchedulerBuilder<B extends SchedulerBuilder<B>> permits IO
     boolean daemon;
     boolean requireCarrierMode;
     Duration stallThreshold = IOManager.DEFAULT_STALL_THRESHOLD;
-    Duration stallWarmUp = IOManager.DEFAULT_STALL_WARM_UP;
+    Duration stallWarmUpLimit = IOManager.DEFAULT_STALL_WARM_UP_LIMIT;
     boolean trackCoroutines;
     ScopeHook scopeHook = ScopeHook.NONE;
 
@@ -68,13 +68,15 @@ abstract sealed class SchedulerBuilder<B extends SchedulerBuilder<B>> permits IO
     }
 
     /**
-     * How long after start a stall counts as the JVM warming up (class loading, code the JIT has not compiled yet):
-     * it is logged as one INFO line without the stack, counted in {@link SchedulerStats#warmUpStalls()} rather than
-     * {@link SchedulerStats#stalls()}, and its work moves as for any stall. A stall whose stuck code is loading or
-     * initialising classes counts as warm-up whenever it happens. Default 60 s; {@link Duration#ZERO}: only those.
+     * The longest a stall may last and still count as the JVM warming up. A stall counts as warm-up by its cause,
+     * never by the time since start: at the threshold its stuck code is loading or initialising classes, the JVM loaded
+     * ten classes or more while it was watched, or the JIT compiled for a tenth of that time (code not compiled yet). If it ends within this limit it is logged as
+     * one INFO line without the stack and counted in {@link SchedulerStats#warmUpStalls()} rather than {@link
+     * SchedulerStats#stalls()}; still stuck at the limit it is a stall, logged then with its stack. Its work moves at
+     * the threshold either way. Default 1 s; {@link Duration#ZERO}: no stall is warm-up.
      */
-    public B stallWarmUp(Duration warmUp) {
-        this.stallWarmUp = warmUp;
+    public B stallWarmUpLimit(Duration limit) {
+        this.stallWarmUpLimit = limit;
         return self();
     }
 
@@ -101,7 +103,7 @@ abstract sealed class SchedulerBuilder<B extends SchedulerBuilder<B>> permits IO
         Arguments.nonBlank("name", name);
         Arguments.positive("threads", threads);
         Arguments.nonNegative("stallThreshold", stallThreshold);
-        Arguments.nonNegative("stallWarmUp", stallWarmUp);
+        Arguments.nonNegative("stallWarmUpLimit", stallWarmUpLimit);
         Objects.requireNonNull(scopeHook, "scopeHook: null (expected: a hook, or ScopeHook.NONE)");
         return new RuntimeSettings(
                 name,
@@ -113,6 +115,6 @@ abstract sealed class SchedulerBuilder<B extends SchedulerBuilder<B>> permits IO
                 transport,
                 useCaller,
                 scopeHook,
-                Durations.toNanos("stallWarmUp", stallWarmUp, false));
+                Durations.toNanos("stallWarmUpLimit", stallWarmUpLimit, false));
     }
 }

@@ -25,11 +25,17 @@ package io.cosched;
  *                        for: the loop that read the bytes they waited for, a timer of that loop, a
  *                        coroutine on the same carrier (carrier mode, coroutines homed on one carrier)
  * @param remoteWakeups   resumes asked for by any other thread (a JDK poller or unparker thread, a pool
- *                        thread, another loop): each costs a thread hop, and for a loop an eventfd write
+ *                        thread, another loop): each costs a thread hop, and for a loop an eventfd write;
+ *                        monitor hand-backs not counted
+ * @param monitorWakeups  resumes of coroutines that blocked entering a {@code synchronized} block or method held
+ *                        by another thread or coroutine, handed back by the JDK's {@code VirtualThread-unblocker}
+ *                        thread once it was free (JDK 24 on; on JDK 21 such a coroutine pins its carrier instead):
+ *                        a remote wake-up too, but one that says nothing about where I/O resumes
  * @param stalls          stalls detected since start: times a carrier was seen stuck in one task past
  *                        the stall threshold, burning CPU or blocked (0 when the watchdog is off)
- * @param warmUpStalls    stalls while the JVM warmed up ({@link IOManager.Builder#stallWarmUp}: in the warm-up
- *                        period after start, or with the stuck code loading classes), not counted in {@code stalls}
+ * @param warmUpStalls    stalls of the JVM warming up, not counted in {@code stalls}: at the threshold the stuck
+ *                        code loaded classes or the JIT was compiling, and it ended within the warm-up limit
+ *                        ({@link IOManager.Builder#stallWarmUpLimit}); counted when it ends
  * @param starvations     times a carrier sat a stall threshold in one task mostly waiting for a CPU the
  *                        OS did not give it (an overloaded host or CPU-throttled container): not stalls
  * @param stalledThreads  carriers stuck right now
@@ -57,6 +63,7 @@ public record SchedulerStats(
         long completedTasks,
         long localWakeups,
         long remoteWakeups,
+        long monitorWakeups,
         long stalls,
         long warmUpStalls,
         long starvations,

@@ -3,11 +3,15 @@ package io.cosched;
 import static io.cosched.TestSupport.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -40,6 +44,7 @@ class StatsTest {
                     0,
                     0,
                     10,
+                    0,
                     0,
                     0,
                     0,
@@ -91,6 +96,7 @@ class StatsTest {
                     0,
                     0,
                     0,
+                    0,
                     SchedulerStats.State.RUNNING);
             eventually(
                     Duration.ofSeconds(5),
@@ -118,8 +124,8 @@ class StatsTest {
                     () -> io.stats().toString());
             // A loop's queue depth includes Netty's own tasks, which come and go: wait for the quiet state
             List<CarrierStats> quiet = List.of(
-                    new CarrierStats(0, "per-carrier-0", CarrierStats.State.IDLE, 0, 0, 0, 0),
-                    new CarrierStats(1, "per-carrier-1", CarrierStats.State.IDLE, 0, 3, 0, 0));
+                    new CarrierStats(0, "per-carrier-0", CarrierStats.State.IDLE, 0, 0, 0, 0, 0),
+                    new CarrierStats(1, "per-carrier-1", CarrierStats.State.IDLE, 0, 3, 0, 0, 0));
             eventually(
                     Duration.ofSeconds(5),
                     () -> io.carrierStats().equals(quiet),
@@ -307,11 +313,13 @@ class StatsTest {
                         return null;
                     })
                     .join();
-            // a JDK timer that fires before its virtual thread has finished yielding leaves the permit
-            // and needs no wake-up, so up to 10 remote ones (9 seen in CI), and none by the loop
+            // a JDK timer that fires before its virtual thread has finished yielding leaves the permit, and the JDK
+            // resubmits the thread from its carrier as the yield ends (VirtualThread.afterYield): a local resume,
+            // rare (1 of 10 seen once); every other sleep is ended by the JDK's timer thread, remotely (9 seen in CI)
             long byJdkTimers = io.stats().remoteWakeups();
+            long permitLeftEarly = io.stats().localWakeups();
             assertThat(byJdkTimers).isBetween(1L, 10L);
-            assertThat(io.stats().localWakeups()).isZero();
+            assertThat(byJdkTimers + permitLeftEarly).isLessThanOrEqualTo(10L);
             io.spawn(() -> {
                         for (int i = 0; i < 10; i++) {
                             Coroutines.sleep(Duration.ofMillis(1));
@@ -319,8 +327,57 @@ class StatsTest {
                         return null;
                     })
                     .join();
-            assertThat(io.stats().localWakeups()).isEqualTo(10);
+            assertThat(io.stats().localWakeups() - permitLeftEarly)
+                    .as("the loop's timers")
+                    .isEqualTo(10);
             assertThat(io.stats().remoteWakeups()).isEqualTo(byJdkTimers);
+        }
+    }
+
+    /**
+     * Two coroutines of one loop meet on a {@code synchronized} block: since JDK 24 the one that blocks unmounts, and
+     * the JDK's monitor unblocker hands it back once the monitor is free. That resume is counted apart from the remote
+     * ones, which say where I/O resumes.
+     */
+    @Test
+    @Tag("carrier-only") // in fallback mode the JDK's scheduler resumes coroutines, not a carrier of ours
+    void aCoroutineHandedBackAMonitorIsAMonitorWakeupNotARemoteOne() throws Exception {
+        assumeTrue(
+                Runtime.version().feature() >= 24,
+                "before JDK 24 a virtual thread blocked on a monitor pins its carrier: nothing is handed back");
+        try (IOManager io = IOManager.builder().name("monitor-io").threads(1).build()) {
+            io.start();
+            Object lock = new Object();
+            AtomicReference<Thread> contender = new AtomicReference<>();
+            CountDownLatch holding = new CountDownLatch(1);
+            Coroutine<String> holder = io.spawn(() -> {
+                synchronized (lock) {
+                    holding.countDown();
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                    while ((contender.get() == null || contender.get().getState() != Thread.State.BLOCKED)
+                            && System.nanoTime() - deadline < 0) {
+                        Coroutines.sleep(Duration.ofMillis(1)); // a loop timer: a local wake-up
+                    }
+                    return "held until the other blocked: " + contender.get().getState();
+                }
+            });
+            assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
+            long remote = io.stats().remoteWakeups();
+            long monitor = io.stats().monitorWakeups();
+            Coroutine<String> blocked = io.spawn(() -> {
+                contender.set(Thread.currentThread());
+                synchronized (lock) {
+                    return "entered";
+                }
+            });
+            assertThat(holder.toFuture().get(30, TimeUnit.SECONDS)).isEqualTo("held until the other blocked: BLOCKED");
+            assertThat(blocked.toFuture().get(30, TimeUnit.SECONDS)).isEqualTo("entered");
+            assertThat(io.stats().monitorWakeups() - monitor).isEqualTo(1);
+            assertThat(io.carrierStats().get(0).monitorWakeups())
+                    .isEqualTo(io.stats().monitorWakeups());
+            assertThat(io.stats().remoteWakeups() - remote)
+                    .as("no other thread asked for a resume")
+                    .isZero();
         }
     }
 }

@@ -35,6 +35,7 @@ public abstract class Carrier implements RunTarget {
     // published by a release store does; remote ones come from any thread.
     private long localWakeups;
     private final LongAdder remoteWakeups = new LongAdder();
+    private final LongAdder monitorWakeups = new LongAdder();
     volatile boolean stalled; // set and cleared by the stall watchdog
     // When somebody looking (the watchdog, a loop chooser) first saw the current progress count: how
     // long the carrier has been in one task, without the carrier reading a clock. Lookers write it
@@ -82,11 +83,15 @@ public abstract class Carrier implements RunTarget {
      * Counts the resume of a coroutine homed here: local when this carrier's own thread asked for
      * it (a loop that read the bytes, a timer of the loop, a coroutine mounted here), remote when
      * another thread did (a JDK poller or unparker, a pool thread): that one costs a thread hop and,
-     * for a loop, an eventfd write.
+     * for a loop, an eventfd write. A resume the JDK's monitor unblocker asked for (a coroutine that
+     * blocked entering a {@code synchronized} block now free) is counted apart: remote too, but it says
+     * nothing about where I/O resumes.
      */
     final void countWakeup() {
         if (isCurrent()) {
             LOCAL_WAKEUPS.setRelease(this, localWakeups + 1);
+        } else if (MonitorUnblocker.is(Thread.currentThread())) {
+            monitorWakeups.increment();
         } else {
             remoteWakeups.increment();
         }
@@ -97,9 +102,14 @@ public abstract class Carrier implements RunTarget {
         return (long) LOCAL_WAKEUPS.getAcquire(this);
     }
 
-    /** Resumes asked for by any other thread. */
+    /** Resumes asked for by any other thread but the JDK's monitor unblocker. */
     public final long remoteWakeups() {
         return remoteWakeups.sum();
+    }
+
+    /** Resumes of coroutines blocked entering a monitor, asked for by the JDK's monitor unblocker. */
+    public final long monitorWakeups() {
+        return monitorWakeups.sum();
     }
 
     /** Whether this carrier is running a task now. */

@@ -43,7 +43,7 @@ public abstract class CoroutineRuntime implements Scheduler {
     final CoroutineThreads coroutineThreads;
     final boolean carrierMode;
     private final long stallThresholdNanos;
-    private final long stallWarmUpNanos;
+    private final long stallWarmUpLimitNanos;
     private final Ticker ticker;
     private final @Nullable Set<CoroutineImpl<?>> tracked; // null unless tracking was asked for
     private final ScopeHook scopeHook;
@@ -60,7 +60,7 @@ public abstract class CoroutineRuntime implements Scheduler {
         this.coroutineThreads = CoroutineThreads.get();
         this.carrierMode = coroutineThreads.isCarrierMode();
         this.stallThresholdNanos = settings.stallThresholdNanos();
-        this.stallWarmUpNanos = settings.stallWarmUpNanos();
+        this.stallWarmUpLimitNanos = settings.stallWarmUpLimitNanos();
         this.tracked = settings.trackCoroutines() ? ConcurrentHashMap.newKeySet() : null;
         this.scopeHook = settings.scopeHook();
         this.orphanTarget = new OrphanTarget(coroutineThreads.orphanExecutor());
@@ -159,9 +159,10 @@ public abstract class CoroutineRuntime implements Scheduler {
                     this,
                     carrierArray(),
                     stallThresholdNanos,
-                    stallWarmUpNanos,
+                    stallWarmUpLimitNanos,
                     ticker,
                     ThreadTimes.SYSTEM,
+                    WarmUpSignals.SYSTEM,
                     StallWatchdog.HICCUP);
             watchdog = w;
             w.start();
@@ -178,14 +179,19 @@ public abstract class CoroutineRuntime implements Scheduler {
 
     /** With the carriers' thread times from {@code times}, distrusting gaps between looks over {@code hiccupNanos}. */
     StallWatchdog manualWatchdog(long thresholdNanos, Ticker ticker, ThreadTimes times, long hiccupNanos) {
-        return manualWatchdog(thresholdNanos, 0, ticker, times, hiccupNanos);
+        return manualWatchdog(thresholdNanos, 0, ticker, times, WarmUpSignals.NONE, hiccupNanos);
     }
 
-    /** With a warm-up period of {@code warmUpNanos} from now. */
+    /** With a warm-up limit of {@code warmUpLimitNanos}, and what the JVM says of its warming up from {@code warmth}. */
     StallWatchdog manualWatchdog(
-            long thresholdNanos, long warmUpNanos, Ticker ticker, ThreadTimes times, long hiccupNanos) {
-        StallWatchdog w =
-                new StallWatchdog(this, carrierArray(), thresholdNanos, warmUpNanos, ticker, times, hiccupNanos);
+            long thresholdNanos,
+            long warmUpLimitNanos,
+            Ticker ticker,
+            ThreadTimes times,
+            WarmUpSignals warmth,
+            long hiccupNanos) {
+        StallWatchdog w = new StallWatchdog(
+                this, carrierArray(), thresholdNanos, warmUpLimitNanos, ticker, times, warmth, hiccupNanos);
         watchdog = w;
         return w;
     }

@@ -120,10 +120,12 @@ final class RuntimeCounters {
         long readySteps = shared == null ? 0 : shared.readySteps();
         long localWakeups = 0;
         long remoteWakeups = 0;
+        long monitorWakeups = 0;
         for (Carrier c : runtime.carrierArray()) {
             threads++;
             localWakeups += c.localWakeups();
             remoteWakeups += c.remoteWakeups();
+            monitorWakeups += c.monitorWakeups();
             if (c.isBusy()) {
                 active++;
             }
@@ -172,6 +174,7 @@ final class RuntimeCounters {
                 finished.sum(),
                 localWakeups,
                 remoteWakeups,
+                monitorWakeups,
                 watchdog == null ? 0 : watchdog.stalls(),
                 watchdog == null ? 0 : watchdog.warmUpStalls(),
                 watchdog == null ? 0 : watchdog.starvations(),
@@ -193,7 +196,8 @@ final class RuntimeCounters {
                     Math.max(0, c.queueDepth()),
                     Math.max(0, c.liveCoroutines()),
                     c.localWakeups(),
-                    c.remoteWakeups()));
+                    c.remoteWakeups(),
+                    c.monitorWakeups()));
         }
         return out;
     }

@@ -16,7 +16,7 @@ import io.cosched.Transport;
  * @param transport           an IOManager's transport ({@code AUTO} picks); ignored by a pool
  * @param useCaller           a pool's last carrier is the thread calling {@code runOnCaller()}; ignored by an IOManager
  * @param scopeHook           what task scopes opened on its coroutines add (a default deadline, context)
- * @param stallWarmUpNanos    how long after start a stall counts as the JVM warming up (one line, counted apart)
+ * @param stallWarmUpLimitNanos the longest a stall loading classes or with the JIT compiling counts as warm-up
  */
 public record RuntimeSettings(
         String name,
@@ -28,7 +28,7 @@ public record RuntimeSettings(
         Transport transport,
         boolean useCaller,
         ScopeHook scopeHook,
-        long stallWarmUpNanos) {
+        long stallWarmUpLimitNanos) {
 
     /** {@code threads} carriers named after {@code name}, watchdog off, nothing else asked for: for tests. */
     static RuntimeSettings of(String name, int threads) {
@@ -46,6 +46,6 @@ public record RuntimeSettings(
                 transport,
                 useCaller,
                 scopeHook,
-                stallWarmUpNanos);
+                stallWarmUpLimitNanos);
     }
 }

@@ -33,6 +33,13 @@ import org.jspecify.annotations.Nullable;
  * Stuck and blocked are stalls: reported once with the stack, counted, and the carrier's work moves
  * elsewhere. The watchdog also distrusts its own eyes: when it did not get to look for a while (a
  * GC pause stops every thread, or it was starved itself), the time it missed counts for nobody.
+ *
+ * <p>A stall may be the JVM warming up, by its cause, never by the clock: at the threshold the stuck code is
+ * loading or initialising classes, the JVM loaded ten classes or more while it was watched (it may wait for another
+ * thread's class initialisation), or the JIT spent at least a tenth of the time watched compiling (the stuck code
+ * is likely one it has not compiled yet). Such a stall is judged when it ends: within the warm-up limit it was a
+ * warm-up stall (one INFO line without the stack, counted in {@link #warmUpStalls()}); still stuck at the limit it
+ * is a stall like any other, reported then with its stack. Its work moves at the threshold either way.
  */
 final class StallWatchdog implements Runnable {
 
@@ -46,6 +53,11 @@ final class StallWatchdog implements Runnable {
     // Looks in a row with every carrier idle before the watchdog rests: a loop that serves requests
     // moves between looks, so a busy service keeps its watchdog looking instead of waking it per request.
     private static final int QUIET_LOOKS = 2;
+    // The JIT compiled for at least this share of the time a suspect was watched: the JVM is warming up.
+    private static final int JIT_SHARE = 10;
+    // The JVM loaded at least this many classes while a suspect was watched: the JVM is warming up (the suspect may
+    // wait for another thread's class initialisation, with no class loader on its own stack).
+    private static final int CLASSES_LOADED = 10;
 
     private enum Verdict {
         STUCK,
@@ -60,25 +72,28 @@ final class StallWatchdog implements Runnable {
     private final long hiccupNanos;
     private final Ticker ticker;
     private final ThreadTimes times;
+    private final WarmUpSignals warmth;
     private final LongAdder stalls = new LongAdder();
     private final LongAdder warmUpStalls = new LongAdder();
     private final LongAdder starvations = new LongAdder();
-    private final long startedAt; // when watching began: the warm-up runs from here
-    private final long warmUpNanos; // how long stalls count as warm-up whatever their stack; 0: only class loading does
+    private final long warmUpLimitNanos; // the longest a stall may last and still be warm-up; 0: none is
 
     // Per carrier, confined to check() (synchronized): the last progress count seen and when it was
     // first seen, whether a ping is out since then and when it went out, where the suspect's thread
-    // times stood when it became one, whether this episode was counted as starvation, when a stall
-    // began.
+    // times and the JIT's compiling time stood when it became one, whether this episode was counted as
+    // starvation, when a stall began, and for a stall that looked like warm-up at the threshold, what it
+    // looked like and how it was found (reported when it ends or reaches the limit).
     private final long[] seen;
     private final long[] seenAt;
     private final boolean[] pinged;
     private final long[] pingedAt;
     private final long[] baseAt;
     private final ThreadTimes.Sample[] base;
+    private final long[] baseJit;
+    private final long[] baseClasses;
     private final boolean[] starved;
     private final long[] stuckSince;
-    private final boolean[] warmingUp; // this carrier's stall is a warm-up one: one line in, nothing out
+    private final Found[] warmingUp; // a stall that looked like warm-up, not yet reported
     private long lastLook = NONE;
     private long lastStarvationLog = NONE;
     private long starvationsAtLastLog;
@@ -93,12 +108,14 @@ final class StallWatchdog implements Runnable {
             CoroutineRuntime owner,
             Carrier[] carriers,
             long thresholdNanos,
-            long warmUpNanos,
+            long warmUpLimitNanos,
             Ticker ticker,
             ThreadTimes times,
+            WarmUpSignals warmth,
             long hiccupNanos) {
         this.owner = owner;
-        this.warmUpNanos = warmUpNanos;
+        this.warmUpLimitNanos = warmUpLimitNanos;
+        this.warmth = warmth;
         this.carriers = carriers;
         this.thresholdNanos = thresholdNanos;
         this.periodNanos =
@@ -114,11 +131,12 @@ final class StallWatchdog implements Runnable {
         this.pingedAt = new long[n];
         this.baseAt = new long[n];
         this.base = new ThreadTimes.Sample[n];
+        this.baseJit = new long[n];
+        this.baseClasses = new long[n];
         this.starved = new boolean[n];
         this.stuckSince = new long[n];
-        this.warmingUp = new boolean[n];
+        this.warmingUp = new Found[n];
         long now = ticker.nanoTime();
-        this.startedAt = now;
         for (int i = 0; i < n; i++) {
             seen[i] = carriers[i].progress();
             seenAt[i] = now;
@@ -131,7 +149,10 @@ final class StallWatchdog implements Runnable {
         return stalls.sum();
     }
 
-    /** Stalls while the JVM warmed up: in the warm-up period after start, or loading classes. */
+    /**
+     * Stalls of the JVM warming up: loading classes or with the JIT compiling at the threshold, and over within the
+     * warm-up limit; counted when they end.
+     */
     long warmUpStalls() {
         return warmUpStalls.sum();
     }
@@ -262,6 +283,17 @@ final class StallWatchdog implements Runnable {
             quiet = false;
             if (c.stalled) {
                 next = Math.min(next, c.rescueTimers(now));
+                Found w = warmingUp[i];
+                if (w != null) {
+                    if (now - stuckSince[i] >= warmUpLimitNanos) {
+                        warmingUp[i] = null; // stuck past the limit: no warm-up does that
+                        stalls.increment();
+                        Object task = c.currentTask(); // its stack now, unless it left its task (then the one seen)
+                        reportStall(c, task == null ? w : w.withStack(stackOf(task, c)), now - stuckSince[i], true);
+                    } else {
+                        next = Math.min(next, stuckSince[i] + warmUpLimitNanos);
+                    }
+                }
                 // Reported once. Out of its task but no new one: a loop must first answer a ping; a
                 // carrier that cannot be pinged is idle, so it has recovered.
                 if (!c.isBusy() && !pinged[i]) {
@@ -286,6 +318,8 @@ final class StallWatchdog implements Runnable {
             if (baseAt[i] == NONE) {
                 baseAt[i] = now;
                 base[i] = times.sample(c);
+                baseJit[i] = warmth.jitMillis();
+                baseClasses[i] = warmth.loadedClasses();
             }
             if (now - since < thresholdNanos) {
                 next = Math.min(next, since + thresholdNanos);
@@ -347,76 +381,157 @@ final class StallWatchdog implements Runnable {
         return s == Thread.State.BLOCKED || s == Thread.State.WAITING || s == Thread.State.TIMED_WAITING;
     }
 
+    /** What the watchdog found at the threshold: the stuck code, how, its stack, and why it may be warm-up. */
+    private record Found(
+            String what,
+            Verdict verdict,
+            int spilled,
+            StackTraceElement[] stack,
+            @Nullable String warmUp) {
+
+        Found withStack(StackTraceElement[] now) {
+            return new Found(what, verdict, spilled, now, warmUp);
+        }
+    }
+
     private void stalled(int i, Carrier c, long since, long now, Verdict v) {
         Object task = c.currentTask();
-        StackTraceElement[] stack; // taken before the spill, which may let the carrier move on
-        String what;
-        if (task instanceof CoroutineImpl<?> co) {
-            what = "coroutine " + co.name();
-            stack = co.thread().getStackTrace();
-        } else {
-            what = task != null ? "task " + task : "code outside cosched's tasks (a Netty handler or task on the loop)";
-            Thread t = c.thread();
-            stack = t != null ? t.getStackTrace() : new StackTraceElement[0];
+        StackTraceElement[] stack = stackOf(task, c); // taken before the spill, which may let the carrier move on
+        String what = task instanceof CoroutineImpl<?> co
+                ? "coroutine " + co.name()
+                : task != null ? "task " + task : "code outside cosched's tasks (a Netty handler or task on the loop)";
+        String warmUp = warmUpCause(i, stack, now);
+        boolean judgedLater = warmUp != null && now - since < warmUpLimitNanos;
+        if (!judgedLater) {
+            stalls.increment(); // before the flag: who sees a stalled carrier sees it counted
         }
-        boolean loadingClasses = loadsClasses(stack);
-        boolean warmUp = loadingClasses || now - startedAt < warmUpNanos;
-        warmingUp[i] = warmUp;
-        (warmUp ? warmUpStalls : stalls).increment(); // before the flag: who sees a stalled carrier sees it counted
         c.stalled = true;
-        int spilled = c.spillQueued();
+        Found found = new Found(what, v, c.spillQueued(), stack, warmUp);
+        if (judgedLater) {
+            warmingUp[i] = found; // one line when it ends, or its stack at the limit
+        } else {
+            reportStall(c, found, now - since, false);
+        }
+    }
+
+    private static StackTraceElement[] stackOf(@Nullable Object task, Carrier c) {
+        if (task instanceof CoroutineImpl<?> co) {
+            return co.thread().getStackTrace();
+        }
+        Thread t = c.thread();
+        return t != null ? t.getStackTrace() : new StackTraceElement[0];
+    }
+
+    /**
+     * Why a stall found now may be the JVM warming up, or {@code null}: its code loads or initialises classes, or the
+     * JIT compiled for a tenth of the time the suspect was watched (the code it runs is likely not compiled yet).
+     */
+    private @Nullable String warmUpCause(int i, StackTraceElement[] stack, long now) {
+        if (warmUpLimitNanos == 0) {
+            return null;
+        }
+        if (loadsClasses(stack)) {
+            return "loading classes";
+        }
+        long watched = now - baseAt[i];
+        long classesThen = baseClasses[i];
+        long loaded = warmth.loadedClasses() - classesThen;
+        if (classesThen >= 0 && loaded >= CLASSES_LOADED) {
+            return "the JVM loading classes: " + loaded + " loaded in the " + millis(watched) + " ms watched";
+        }
+        long jitThen = baseJit[i];
+        long compiled = warmth.jitMillis() - jitThen;
+        if (jitThen >= 0
+                && compiled > 0
+                && watched > 0
+                && TimeUnit.MILLISECONDS.toNanos(compiled) * JIT_SHARE >= watched) {
+            return "the JIT compiling: " + compiled + " ms of compiling in the " + millis(watched) + " ms watched";
+        }
+        return null;
+    }
+
+    /** A stall: counted by the caller; its JFR event, and a WARN with the stack. */
+    private void reportStall(Carrier c, Found f, long stuckNanos, boolean pastLimit) {
         JfrEvents.stall(
                 owner.name(),
                 c.threadName(),
-                now - since,
-                v == Verdict.BLOCKED,
-                what,
-                spilled,
-                stack,
+                stuckNanos,
+                f.verdict() == Verdict.BLOCKED,
+                f.what(),
+                f.spilled(),
+                f.stack(),
                 STACK_FRAMES,
-                warmUp);
-        if (warmUp) {
-            // the first requests of a fresh JVM load classes and run code the JIT has not compiled: expected, so one
-            // line an operator can leave on, and a counter apart from the stalls that page someone
-            LOG.log(
-                    System.Logger.Level.INFO,
-                    "{0} ''{1}'': carrier {2} was stuck for {3} ms (threshold {4} ms) in {5} "
-                            + "while warming up ({6}); its work moved as for any stall. Counted in warmUpStalls, not stalls; "
-                            + "a stall past the warm-up logs its stack.",
-                    owner.kind(),
-                    owner.name(),
-                    c.threadName(),
-                    millis(now - since),
-                    millis(thresholdNanos),
-                    what,
-                    loadingClasses ? "loading classes" : "in the first " + warmUp(warmUpNanos) + " after start");
-        } else if (LOG.isLoggable(System.Logger.Level.WARNING)) {
-            StringBuilder sb = new StringBuilder();
-            sb.append(owner.kind())
-                    .append(" '")
-                    .append(owner.name())
-                    .append("': carrier ")
-                    .append(c.threadName())
-                    .append(" has been stuck for ")
-                    .append(millis(now - since))
-                    .append(" ms (threshold ")
-                    .append(millis(thresholdNanos))
-                    .append(" ms) in ")
-                    .append(what)
-                    .append(v == Verdict.BLOCKED ? ", blocked (waiting on a lock or in a blocking call)" : ", running")
-                    .append("; ")
-                    .append(spilled)
-                    .append(" queued continuations spilled, and continuations and due timers for it go to other "
-                            + "carriers until it moves again. Stack:");
-            int frames = Math.min(stack.length, STACK_FRAMES);
-            for (int k = 0; k < frames; k++) {
-                sb.append("\n\tat ").append(stack[k]);
-            }
-            if (stack.length > frames) {
-                sb.append("\n\t... ").append(stack.length - frames).append(" more");
-            }
-            LOG.log(System.Logger.Level.WARNING, sb.toString());
+                false);
+        if (!LOG.isLoggable(System.Logger.Level.WARNING)) {
+            return;
         }
+        StringBuilder sb = new StringBuilder();
+        sb.append(owner.kind())
+                .append(" '")
+                .append(owner.name())
+                .append("': carrier ")
+                .append(c.threadName())
+                .append(" has been stuck for ")
+                .append(millis(stuckNanos))
+                .append(" ms (threshold ")
+                .append(millis(thresholdNanos))
+                .append(" ms) in ")
+                .append(f.what())
+                .append(
+                        f.verdict() == Verdict.BLOCKED
+                                ? ", blocked (waiting on a lock or in a blocking call)"
+                                : ", running");
+        if (pastLimit) {
+            sb.append(", past the warm-up limit of ")
+                    .append(millis(warmUpLimitNanos))
+                    .append(" ms (at the threshold: ")
+                    .append(f.warmUp())
+                    .append(")");
+        }
+        sb.append("; ")
+                .append(f.spilled())
+                .append(" queued continuations spilled, and continuations and due timers for it go to other "
+                        + "carriers until it moves again. Stack")
+                .append(pastLimit ? " now:" : ":");
+        StackTraceElement[] stack = f.stack();
+        int frames = Math.min(stack.length, STACK_FRAMES);
+        for (int k = 0; k < frames; k++) {
+            sb.append("\n\tat ").append(stack[k]);
+        }
+        if (stack.length > frames) {
+            sb.append("\n\t... ").append(stack.length - frames).append(" more");
+        }
+        LOG.log(System.Logger.Level.WARNING, sb.toString());
+    }
+
+    /** A warm-up stall, now that it ended within the limit: counted, its JFR event, and one INFO line. */
+    private void reportWarmUp(Carrier c, Found f, long stuckNanos) {
+        warmUpStalls.increment();
+        JfrEvents.stall(
+                owner.name(),
+                c.threadName(),
+                stuckNanos,
+                f.verdict() == Verdict.BLOCKED,
+                f.what(),
+                f.spilled(),
+                f.stack(),
+                STACK_FRAMES,
+                true);
+        // the first requests of a fresh JVM load classes and run code the JIT has not compiled: expected, so one line
+        // an operator can leave on, and a counter apart from the stalls that page someone
+        LOG.log(
+                System.Logger.Level.INFO,
+                "{0} ''{1}'': carrier {2} was stuck for {3} ms (threshold {4} ms) in {5} while warming up ({6}); "
+                        + "its work moved as for any stall. Counted in warmUpStalls, not stalls; a stall with none of "
+                        + "these causes, or past the warm-up limit of {7} ms, logs its stack.",
+                owner.kind(),
+                owner.name(),
+                c.threadName(),
+                millis(stuckNanos),
+                millis(thresholdNanos),
+                f.what(),
+                f.warmUp(),
+                millis(warmUpLimitNanos));
     }
 
     private void starved(Carrier c, long waitedNanos) {
@@ -462,10 +577,14 @@ final class StallWatchdog implements Runnable {
 
     private void recovered(int i, Carrier c, long stuckNanos) {
         c.stalled = false;
+        Found w = warmingUp[i];
+        warmingUp[i] = null;
+        if (w != null) {
+            reportWarmUp(c, w, stuckNanos); // its one line
+        }
         JfrEvents.stallEnded(owner.name(), c.threadName(), stuckNanos);
-        if (warmingUp[i]) {
-            warmingUp[i] = false;
-            return; // its one line was the warm-up line
+        if (w != null) {
+            return;
         }
         LOG.log(
                 System.Logger.Level.INFO,
@@ -474,12 +593,6 @@ final class StallWatchdog implements Runnable {
                 owner.name(),
                 c.threadName(),
                 millis(stuckNanos));
-    }
-
-    /** The warm-up period as a person writes it: whole seconds in seconds, anything else in milliseconds. */
-    private static String warmUp(long nanos) {
-        long second = TimeUnit.SECONDS.toNanos(1);
-        return nanos % second == 0 ? nanos / second + " s" : millis(nanos) + " ms";
     }
 
     private static long millis(long nanos) {

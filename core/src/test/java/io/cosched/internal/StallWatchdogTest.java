@@ -99,52 +99,244 @@ class StallWatchdogTest {
                 .toList();
     }
 
+    /**
+     * A watchdog over {@code pool} with a 100 ms threshold and a 500 ms warm-up limit, time and the JIT's compiling time
+     * as given, and the JVM's loaded classes as in {@code classes}.
+     */
+    private static StallWatchdog warmUpWatchdog(PoolRuntime pool, long[] now, long[] jitMillis, long[] classes) {
+        return pool.manualWatchdog(
+                100 * MS,
+                500 * MS,
+                () -> now[0],
+                ThreadTimes.burning(() -> now[0]),
+                WarmUpSignals.of(() -> jitMillis[0], () -> classes[0]),
+                Long.MAX_VALUE);
+    }
+
+    /** As above with no class loaded while it watches. */
+    private static StallWatchdog warmUpWatchdog(PoolRuntime pool, long[] now, long[] jitMillis) {
+        return warmUpWatchdog(pool, now, jitMillis, new long[] {5000});
+    }
+
     @Test
     @Tag("carrier-only") // in fallback mode a spinning coroutine holds a JDK carrier, not ours
-    void aStallInTheWarmUpIsOneInfoLineCountedApartAndOneAfterItIsAWarningWithItsStack() throws Exception {
+    void aStallWhileTheJitCompilesThatEndsWithinTheLimitIsOneInfoLineCountedApartWhenItEnds() throws Exception {
         PoolRuntime pool = hoggedPool("warm-pool");
         long[] now = {0};
-        StallWatchdog watchdog = pool.manualWatchdog(
-                100 * MS, 1000 * MS, () -> now[0], ThreadTimes.burning(() -> now[0]), Long.MAX_VALUE);
+        long[] jit = {1000};
+        StallWatchdog watchdog = warmUpWatchdog(pool, now, jit);
         watchdog.check(0);
+        jit[0] += 30; // the JIT compiled 30 ms in the 100 ms watched: the code may not be compiled yet
         now[0] = 100 * MS;
         watchdog.check(now[0]);
-        assertThat(pool.stats().warmUpStalls()).isEqualTo(1);
-        assertThat(pool.stats().stalls()).isZero();
         assertThat(pool.stats().stalledThreads())
                 .as("its work moves as for any stall")
                 .isEqualTo(1);
+        assertThat(pool.stats().stalls()).isZero();
+        assertThat(pool.stats().warmUpStalls()).as("judged when it ends").isZero();
+        now[0] = 300 * MS;
+        watchdog.check(now[0]);
+        assertThat(messages(Level.WARNING)).isEmpty();
+        assertThat(messages(Level.INFO)).isEmpty();
+
+        release.set(true);
+        eventually(Duration.ofSeconds(5), () -> !isBusy(pool, 0), () -> "carrier 0 still in the hog's step");
+        now[0] = 350 * MS;
+        watchdog.check(now[0]);
+        assertThat(pool.stats().warmUpStalls()).isEqualTo(1);
+        assertThat(pool.stats().stalls()).isZero();
+        assertThat(pool.stats().stalledThreads()).isZero();
         assertThat(messages(Level.WARNING)).isEmpty();
         assertThat(messages(Level.INFO))
+                .as("one line, no second one for moving again")
                 .singleElement()
                 .satisfies(m -> assertThat(m)
                         .contains(
-                                "carrier warm-pool-0 was stuck for 100 ms (threshold 100 ms)",
-                                "while warming up (in the first 1 s after start)",
+                                "carrier warm-pool-0 was stuck for 350 ms (threshold 100 ms)",
+                                "while warming up (the JIT compiling: 30 ms of compiling in the 100 ms watched)",
                                 "Counted in warmUpStalls, not stalls")
                         .doesNotContain("spinUntilReleased"));
+    }
+
+    @Test
+    @Tag("carrier-only")
+    void aStallWhileTheJitCompilesStillStuckAtTheLimitIsAStallWithItsStack() throws Exception {
+        PoolRuntime pool = hoggedPool("limit-pool");
+        long[] now = {0};
+        long[] jit = {0};
+        StallWatchdog watchdog = warmUpWatchdog(pool, now, jit);
+        watchdog.check(0);
+        jit[0] = 50;
+        now[0] = 100 * MS;
+        watchdog.check(now[0]);
+        now[0] = 499 * MS;
+        watchdog.check(now[0]);
+        assertThat(pool.stats().stalls()).isZero();
+        assertThat(messages(Level.WARNING)).isEmpty();
+
+        now[0] = 500 * MS;
+        watchdog.check(now[0]);
+        assertThat(pool.stats().stalls()).isEqualTo(1);
+        assertThat(pool.stats().warmUpStalls()).isZero();
+        assertThat(messages(Level.WARNING))
+                .singleElement()
+                .satisfies(m -> assertThat(m)
+                        .contains(
+                                "carrier limit-pool-0 has been stuck for 500 ms (threshold 100 ms)",
+                                "past the warm-up limit of 500 ms (at the threshold: the JIT compiling",
+                                "spinUntilReleased"));
+        now[0] = 900 * MS;
+        watchdog.check(now[0]);
+        assertThat(messages(Level.WARNING)).as("reported once").hasSize(1);
+
         release.set(true);
         eventually(Duration.ofSeconds(5), () -> !isBusy(pool, 0), () -> "carrier 0 still in the hog's step");
-        now[0] = 300 * MS;
+        now[0] = 1000 * MS;
         watchdog.check(now[0]);
-        assertThat(messages(Level.INFO))
-                .as("no second line when it moves again")
-                .hasSize(1);
+        assertThat(pool.stats().warmUpStalls()).isZero();
+        assertThat(messages(Level.INFO)).anySatisfy(m -> assertThat(m).contains("limit-pool-0 moves again"));
+    }
 
-        // past the warm-up, the same hog is a stall with its stack
+    @Test
+    @Tag("carrier-only")
+    void aHogWithNoWarmUpCauseIsAStallWithItsStackAtTheThresholdRightAfterStart() throws Exception {
+        PoolRuntime pool = hoggedPool("fresh-pool");
+        long[] now = {0};
+        long[] jit = {0};
+        StallWatchdog watchdog = warmUpWatchdog(pool, now, jit);
+        watchdog.check(0);
+        jit[0] = 9; // under a tenth of the 100 ms watched
+        now[0] = 100 * MS;
+        watchdog.check(now[0]);
+        assertThat(pool.stats().stalls()).isEqualTo(1);
+        assertThat(pool.stats().warmUpStalls()).isZero();
+        assertThat(messages(Level.WARNING))
+                .singleElement()
+                .satisfies(m -> assertThat(m)
+                        .contains("has been stuck for 100 ms", "spinUntilReleased")
+                        .doesNotContain("warm-up"));
+    }
+
+    @Test
+    @Tag("carrier-only")
+    void aStallWhileTheJitCompilesIsAStallAtTheThresholdWhenTheLimitIsZero() throws Exception {
+        PoolRuntime pool = hoggedPool("strict-pool");
+        long[] now = {0};
+        long[] jit = {0};
+        StallWatchdog watchdog = pool.manualWatchdog(
+                100 * MS,
+                0,
+                () -> now[0],
+                ThreadTimes.burning(() -> now[0]),
+                WarmUpSignals.of(() -> jit[0], () -> 0),
+                Long.MAX_VALUE);
+        watchdog.check(0);
+        jit[0] = 100;
+        now[0] = 100 * MS;
+        watchdog.check(now[0]);
+        assertThat(pool.stats().stalls()).isEqualTo(1);
+        assertThat(messages(Level.WARNING))
+                .singleElement()
+                .satisfies(m -> assertThat(m).contains("spinUntilReleased"));
+    }
+
+    @Test
+    @Tag("carrier-only")
+    void aStallWhileTheJvmLoadsClassesElsewhereIsJudgedAsWarmUpItsCodeMayWaitForTheirInitialisation() throws Exception {
+        PoolRuntime pool = hoggedPool("classes-pool");
+        long[] now = {0};
+        long[] jit = {0};
+        long[] classes = {8000};
+        StallWatchdog watchdog = warmUpWatchdog(pool, now, jit, classes);
+        watchdog.check(0);
+        classes[0] += 9; // under ten: not warm-up
+        now[0] = 100 * MS;
+        watchdog.check(now[0]);
+        assertThat(pool.stats().stalls()).as("nine classes are no warm-up").isEqualTo(1);
+        release.set(true);
+        eventually(Duration.ofSeconds(5), () -> !isBusy(pool, 0), () -> "carrier 0 still in the hog's step");
+        now[0] = 200 * MS;
+        watchdog.check(now[0]);
+
         release.set(false);
         CountDownLatch again = new CountDownLatch(1);
         pool.spawn((Runnable) () -> spinUntilReleased(again), pool.carrier(0), false);
         assertThat(again.await(10, TimeUnit.SECONDS)).isTrue();
-        now[0] = 2000 * MS;
+        now[0] = 1000 * MS;
+        watchdog.check(now[0]); // it moved: a new task
+        now[0] = 1050 * MS;
+        watchdog.check(now[0]); // a suspect from here
+        classes[0] += 40;
+        now[0] = 1100 * MS;
         watchdog.check(now[0]);
-        now[0] = 2100 * MS;
+        assertThat(pool.stats().stalls()).as("judged when it ends").isEqualTo(1);
+        release.set(true);
+        eventually(Duration.ofSeconds(5), () -> !isBusy(pool, 0), () -> "carrier 0 still in the hog's step");
+        now[0] = 1200 * MS;
         watchdog.check(now[0]);
-        assertThat(pool.stats().stalls()).isEqualTo(1);
         assertThat(pool.stats().warmUpStalls()).isEqualTo(1);
-        assertThat(messages(Level.WARNING))
+        assertThat(messages(Level.INFO))
+                .anySatisfy(m -> assertThat(m)
+                        .contains(
+                                "classes-pool-0 was stuck for 200 ms",
+                                "while warming up (the JVM loading classes: 40 loaded in the 50 ms watched)"));
+    }
+
+    /**
+     * A class loader whose loading spins until released: a coroutine stuck in it is stuck loading a class, with the
+     * class loader's frames on its real stack.
+     */
+    private final class SlowLoader extends ClassLoader {
+        private final CountDownLatch loading;
+
+        SlowLoader(CountDownLatch loading) {
+            super(null);
+            this.loading = loading;
+        }
+
+        @Override
+        protected Class<?> findClass(String name) throws ClassNotFoundException {
+            spinUntilReleased(loading);
+            throw new ClassNotFoundException(name);
+        }
+    }
+
+    @Test
+    @Tag("carrier-only")
+    void aStallLoadingAClassThatEndsWithinTheLimitIsAWarmUpStallWhateverTheJit() throws Exception {
+        PoolRuntime pool = new PoolRuntime(RuntimeSettings.of("loading-pool", 2).withStallThresholdNanos(NO_WATCHDOG));
+        scheduler = pool;
+        pool.start();
+        CountDownLatch loading = new CountDownLatch(1);
+        pool.spawn(
+                (Runnable) () -> {
+                    try {
+                        new SlowLoader(loading).loadClass("com.example.NotYetLoaded");
+                    } catch (ClassNotFoundException expected) {
+                        // released
+                    }
+                },
+                pool.carrier(0),
+                false);
+        assertThat(loading.await(10, TimeUnit.SECONDS)).isTrue();
+        long[] now = {0};
+        long[] jit = {0}; // the JIT idle: the stack alone tells
+        StallWatchdog watchdog = warmUpWatchdog(pool, now, jit);
+        watchdog.check(0);
+        now[0] = 100 * MS;
+        watchdog.check(now[0]);
+        assertThat(pool.stats().stalledThreads()).isEqualTo(1);
+        assertThat(pool.stats().stalls()).isZero();
+        release.set(true);
+        eventually(Duration.ofSeconds(5), () -> !isBusy(pool, 0), () -> "carrier 0 still loading");
+        now[0] = 200 * MS;
+        watchdog.check(now[0]);
+        assertThat(pool.stats().warmUpStalls()).isEqualTo(1);
+        assertThat(pool.stats().stalls()).isZero();
+        assertThat(messages(Level.INFO))
                 .singleElement()
-                .satisfies(m -> assertThat(m).contains("has been stuck for 100 ms", "spinUntilReleased"));
+                .satisfies(m -> assertThat(m).contains("was stuck for 200 ms", "while warming up (loading classes)"));
+        assertThat(messages(Level.WARNING)).isEmpty();
     }
 
     @Test

@@ -127,6 +127,7 @@ public class CoschedEndpoint {
             long completedTasks,
             long localWakeups,
             long remoteWakeups,
+            long monitorWakeups,
             long stalls,
             long warmUpStalls,
             long starvations,
@@ -147,7 +148,8 @@ public class CoschedEndpoint {
                         c.queueDepth(),
                         c.coroutines(),
                         c.localWakeups(),
-                        c.remoteWakeups()));
+                        c.remoteWakeups(),
+                        c.monitorWakeups()));
             }
             return new SchedulerReport(
                     lowerCase(t.type()),
@@ -168,6 +170,7 @@ public class CoschedEndpoint {
                     t.completedTasks(),
                     t.localWakeups(),
                     t.remoteWakeups(),
+                    t.monitorWakeups(),
                     t.stalls(),
                     t.warmUpStalls(),
                     t.starvations(),
@@ -186,7 +189,8 @@ public class CoschedEndpoint {
             long queueDepth,
             int coroutines,
             long localWakeups,
-            long remoteWakeups) {}
+            long remoteWakeups,
+            long monitorWakeups) {}
 
     static String lowerCase(Enum<?> value) {
         return value.name().toLowerCase(Locale.ROOT);

@@ -19,6 +19,10 @@ import org.jspecify.annotations.Nullable;
  */
 public class CoschedMeterBinder implements MeterBinder {
 
+    private static final String WAKEUPS =
+            "Resumes of parked coroutines asked for by their own carrier's thread (local), "
+                    + "another thread (remote), or the JDK handing back a monitor they blocked on (monitor)";
+
     private final List<Scheduler> schedulers;
     private final @Nullable CoschedWebStats web;
     private final @Nullable ServerConnections server;
@@ -100,14 +104,16 @@ public class CoschedMeterBinder implements MeterBinder {
                     .tags(tags)
                     .register(registry);
             FunctionCounter.builder("cosched.wakeups", s, x -> x.stats().localWakeups())
-                    .description(
-                            "Resumes of parked coroutines asked for by their own carrier's thread (local) or another thread (remote)")
+                    .description(WAKEUPS)
                     .tags(tags.and("origin", "local"))
                     .register(registry);
             FunctionCounter.builder("cosched.wakeups", s, x -> x.stats().remoteWakeups())
-                    .description(
-                            "Resumes of parked coroutines asked for by their own carrier's thread (local) or another thread (remote)")
+                    .description(WAKEUPS)
                     .tags(tags.and("origin", "remote"))
+                    .register(registry);
+            FunctionCounter.builder("cosched.wakeups", s, x -> x.stats().monitorWakeups())
+                    .description(WAKEUPS)
+                    .tags(tags.and("origin", "monitor"))
                     .register(registry);
             FunctionCounter.builder("cosched.stalls", s, x -> x.stats().stalls())
                     .description("Stalls detected: a carrier stuck in one task past the stall threshold")

@@ -39,7 +39,7 @@ public final class CoschedAutoConfiguration {
                 .transport(io.getTransport())
                 .requireCarrierMode(properties.getCarrier().isRequire())
                 .stallThreshold(properties.getStall().getThreshold())
-                .stallWarmUp(properties.getStall().getWarmUp());
+                .stallWarmUpLimit(properties.getStall().getWarmUpLimit());
         customizers.orderedStream().forEach(c -> c.customize(builder));
         return builder.build();
     }
@@ -54,7 +54,7 @@ public final class CoschedAutoConfiguration {
                 .useCaller(scheduler.isUseCaller())
                 .requireCarrierMode(properties.getCarrier().isRequire())
                 .stallThreshold(properties.getStall().getThreshold())
-                .stallWarmUp(properties.getStall().getWarmUp());
+                .stallWarmUpLimit(properties.getStall().getWarmUpLimit());
         customizers.orderedStream().forEach(c -> c.customize(builder));
         return builder.build();
     }

@@ -1,6 +1,7 @@
 package io.cosched.spring.boot.autoconfigure;
 
 import io.cosched.Arguments;
+import io.cosched.IOManager;
 import io.cosched.Transport;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -172,22 +173,37 @@ public class CoschedProperties {
         private Duration threshold = Duration.ofMillis(100);
 
         /**
-         * How long after start a stall counts as the JVM warming up (class loading, code not compiled yet): one INFO
-         * line without the stack, counted in warmUpStalls (meter cosched.stalls.warmup) rather than stalls; its work
-         * moves as for any stall. A stall in code that loads classes counts as warm-up at any time. 0: only those.
+         * The longest a stall may last and still count as the JVM warming up. Warm-up is told by cause, not by the
+         * time since start: at the threshold the stuck code is loading or initialising classes, the JVM loaded ten
+         * classes or more while it was watched, or the JIT compiled for a tenth of that time. Such a stall that ends within this limit is one INFO line without the
+         * stack, counted in warmUpStalls (meter cosched.stalls.warmup) rather than stalls; one still stuck at the
+         * limit is a stall, logged then with its stack. Its work moves at the threshold either way. 0: no stall is
+         * warm-up.
          */
-        private Duration warmUp = Duration.ofSeconds(60);
+        private Duration warmUpLimit = IOManager.DEFAULT_STALL_WARM_UP_LIMIT;
 
         public Duration getThreshold() {
             return threshold;
         }
 
-        public Duration getWarmUp() {
-            return warmUp;
+        public Duration getWarmUpLimit() {
+            return warmUpLimit;
         }
 
+        public void setWarmUpLimit(Duration warmUpLimit) {
+            this.warmUpLimit = Arguments.nonNegative("warmUpLimit", warmUpLimit);
+        }
+
+        /**
+         * Removed: a stall no longer counts as warm-up for happening early, which hid a real hog in a fresh
+         * instance. Setting it fails, naming what replaced it.
+         */
+        @Deprecated(forRemoval = true)
         public void setWarmUp(Duration warmUp) {
-            this.warmUp = Arguments.nonNegative("warmUp", warmUp);
+            throw new IllegalArgumentException("cosched.stall.warm-up=" + warmUp
+                    + " is no longer read: a stall counts as warm-up by its cause (classes loading, the JIT "
+                    + "compiling), not by the time since start; cosched.stall.warm-up-limit bounds how long such a "
+                    + "stall may last (default 1s, 0: none is warm-up)");
         }
 
         public void setThreshold(Duration threshold) {

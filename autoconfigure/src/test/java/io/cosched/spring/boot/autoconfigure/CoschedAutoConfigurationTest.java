@@ -64,7 +64,7 @@ class CoschedAutoConfigurationTest {
             assertThat(p.getScheduler().getThreads()).isEqualTo(pool.stats().threads());
         }
         assertThat(p.getStall().getThreshold()).isEqualTo(IOManager.DEFAULT_STALL_THRESHOLD);
-        assertThat(p.getStall().getWarmUp()).isEqualTo(IOManager.DEFAULT_STALL_WARM_UP);
+        assertThat(p.getStall().getWarmUpLimit()).isEqualTo(IOManager.DEFAULT_STALL_WARM_UP_LIMIT);
         assertThat(p.getScheduler().isUseCaller()).isFalse();
         assertThat(p.getCarrier().isRequire()).isFalse();
         // each technology's own properties, beside its auto-configuration (the web's: CoschedWebPropertiesTest)
@@ -262,12 +262,22 @@ class CoschedAutoConfigurationTest {
     }
 
     @Test
-    void failsToStartOnANegativeStallWarmUp(CapturedOutput output) {
+    void failsToStartOnANegativeStallWarmUpLimit(CapturedOutput output) {
         assertStartupFails(
                 output,
-                "cosched.stall.warm-up=-1s",
+                "cosched.stall.warm-up-limit=-1s",
+                "Property: cosched.stall.warm-up-limit",
+                "warmUpLimit: PT-1S (expected: >= 0)");
+    }
+
+    @Test
+    void failsToStartOnTheRemovedStallWarmUpNamingWhatReplacedIt(CapturedOutput output) {
+        assertStartupFails(
+                output,
+                "cosched.stall.warm-up=60s",
                 "Property: cosched.stall.warm-up",
-                "warmUp: PT-1S (expected: >= 0)");
+                "cosched.stall.warm-up=PT1M is no longer read",
+                "cosched.stall.warm-up-limit");
     }
 
     @Test

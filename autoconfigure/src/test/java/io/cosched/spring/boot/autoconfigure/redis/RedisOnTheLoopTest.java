@@ -399,12 +399,12 @@ class RedisOnTheLoopTest {
         // JDK's unparker thread, a remote wake-up that says nothing about where Redis's answers resume. After a
         // clean window in which every worker answered 20 times, no worker is still in a backoff either. A
         // straggling failure after recovery (a command caught by the reconnect) so moves the windows on.
-        // One more thing wakes a worker remotely without saying where answers resume: a monitor. Since JDK 24 a
-        // virtual thread blocked on a synchronized block is resumed by the JDK's "VirtualThread-unblocker" thread,
-        // and a loop's four workers can meet on one (a class-loading lock when recovery first runs new code, a
-        // library's synchronized block). Traced over a dozen failovers, every remote wake-up past the backoffs'
-        // came from that thread, in groups of up to four; once in about thirty runs three of them fell into the
-        // second clean window. So the windows also move on past one with remote wake-ups, until the deadline: a
+        // A monitor no longer shows here: since JDK 24 a virtual thread blocked on a synchronized block is resumed
+        // by the JDK's "VirtualThread-unblocker" thread, and a loop's four workers can meet on one (a class-loading
+        // lock when recovery first runs new code, a library's synchronized block). Traced over a dozen failovers,
+        // every remote wake-up past the backoffs' came from that thread, and once in about thirty runs three fell
+        // into the second clean window and failed this test; such resumes are now counted in monitorWakeups, not
+        // remoteWakeups. The windows still move on past one with remote wake-ups, until the deadline: a
         // connection reconnected on the other loop is resumed remotely for every answer, in every window, and
         // still fails here.
         long[] remote = new long[2];

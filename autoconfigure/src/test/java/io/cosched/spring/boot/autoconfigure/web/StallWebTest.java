@@ -44,7 +44,7 @@ class StallWebTest {
             "management.endpoint.health.show-details=always",
             "management.endpoint.cosched.dump.enabled=true",
             "cosched.stall.threshold=100ms",
-            "cosched.stall.warm-up=0",
+            "cosched.stall.warm-up-limit=0",
             "logging.level.io.cosched=info");
 
     private static IOManager io() {
@@ -193,7 +193,7 @@ class StallWebTest {
     @Order(4)
     void aLoopBlockedOnALockItsCoroutineHoldsIsFreedBySpill() throws Exception {
         try (ConfigurableApplicationContext one = WebTestApp.start(
-                        "cosched.io.threads=1", "cosched.stall.threshold=100ms", "cosched.stall.warm-up=0");
+                        "cosched.io.threads=1", "cosched.stall.threshold=100ms", "cosched.stall.warm-up-limit=0");
                 java.net.ServerSocket server =
                         new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             Http h = new Http(WebTestApp.port(one));
@@ -214,6 +214,35 @@ class StallWebTest {
                 assertThat(blocker.get(30, TimeUnit.SECONDS).body()).isEqualTo("locked on test-io-0");
             }
             Await.until(() -> single.stats().stalledThreads() == 0, () -> "still stalled: " + single.stats());
+        }
+    }
+
+    /**
+     * Issue 50: a hog in a freshly started app is a stall with its stack, not a warm-up line, whatever the JIT does
+     * meanwhile: at the threshold, or at the warm-up limit (default 500 ms) at the latest.
+     */
+    @Test
+    @Order(6)
+    void aHogInAFreshAppIsAStallWithItsStackNotAWarmUp(CapturedOutput output) throws Exception {
+        int logged = output.getAll().length();
+        WebTestApp.Probe.reset();
+        WebTestApp.Probe.holding = new CountDownLatch(1);
+        try (ConfigurableApplicationContext fresh =
+                WebTestApp.start("cosched.io.name=fresh-io", "cosched.stall.threshold=100ms")) {
+            Http h = new Http(WebTestApp.port(fresh));
+            IOManager io = fresh.getBean(IOManager.class);
+            CompletableFuture<HttpResponse<String>> hog = h.getAsync("/hog");
+            try {
+                assertThat(WebTestApp.Probe.holding.await(10, TimeUnit.SECONDS)).isTrue();
+                Await.until(() -> io.stats().stalls() == 1, () -> "no stall counted: " + io.stats());
+                assertThat(output.getAll().substring(logged))
+                        .contains("carrier " + WebTestApp.Probe.hogCarrier + " has been stuck for")
+                        .contains("WebTestApp$Handlers.hog")
+                        .doesNotContain(WebTestApp.Probe.hogCarrier + " was stuck for");
+            } finally {
+                WebTestApp.Probe.release.countDown();
+            }
+            assertThat(hog.get(30, TimeUnit.SECONDS).body()).isEqualTo("hogged " + WebTestApp.Probe.hogCarrier);
         }
     }
 
