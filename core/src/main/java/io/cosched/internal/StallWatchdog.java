@@ -450,8 +450,8 @@ final class StallWatchdog implements Runnable {
         return null;
     }
 
-    /** A stall: counted by the caller; its JFR event, and a WARN with the stack. */
-    private void reportStall(Carrier c, Found f, long stuckNanos, boolean pastLimit) {
+    /** The JFR event of a stall, warm-up or not. */
+    private void recordStall(Carrier c, Found f, long stuckNanos, boolean warmUp) {
         JfrEvents.stall(
                 owner.name(),
                 c.threadName(),
@@ -461,7 +461,12 @@ final class StallWatchdog implements Runnable {
                 f.spilled(),
                 f.stack(),
                 STACK_FRAMES,
-                false);
+                warmUp);
+    }
+
+    /** A stall: counted by the caller; its JFR event, and a WARN with the stack. */
+    private void reportStall(Carrier c, Found f, long stuckNanos, boolean pastLimit) {
+        recordStall(c, f, stuckNanos, false);
         if (!LOG.isLoggable(System.Logger.Level.WARNING)) {
             return;
         }
@@ -507,16 +512,7 @@ final class StallWatchdog implements Runnable {
     /** A warm-up stall, now that it ended within the limit: counted, its JFR event, and one INFO line. */
     private void reportWarmUp(Carrier c, Found f, long stuckNanos) {
         warmUpStalls.increment();
-        JfrEvents.stall(
-                owner.name(),
-                c.threadName(),
-                stuckNanos,
-                f.verdict() == Verdict.BLOCKED,
-                f.what(),
-                f.spilled(),
-                f.stack(),
-                STACK_FRAMES,
-                true);
+        recordStall(c, f, stuckNanos, true);
         // the first requests of a fresh JVM load classes and run code the JIT has not compiled: expected, so one line
         // an operator can leave on, and a counter apart from the stalls that page someone
         LOG.log(

@@ -1,7 +1,6 @@
 package io.cosched.spring.boot.autoconfigure;
 
 import io.cosched.Arguments;
-import io.cosched.IOManager;
 import io.cosched.Transport;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -180,7 +179,8 @@ public class CoschedProperties {
          * limit is a stall, logged then with its stack. Its work moves at the threshold either way. 0: no stall is
          * warm-up.
          */
-        private Duration warmUpLimit = IOManager.DEFAULT_STALL_WARM_UP_LIMIT;
+        // IOManager.DEFAULT_STALL_WARM_UP_LIMIT, written as a literal so that the configuration metadata shows it
+        private Duration warmUpLimit = Duration.ofSeconds(1);
 
         public Duration getThreshold() {
             return threshold;
