@@ -201,6 +201,9 @@ final class StallWatchdog implements Runnable {
 
     @Override
     public void run() {
+        // the JVM's management beans load classes the first time they are asked: here, not in a suspect's window
+        warmth.jitMillis();
+        warmth.loadedClasses();
         while (!stopped) {
             long next = check(ticker.nanoTime());
             if (mayRest() && rest()) {

@@ -235,6 +235,12 @@ class StallWebTest {
             try {
                 assertThat(WebTestApp.Probe.holding.await(10, TimeUnit.SECONDS)).isTrue();
                 Await.until(() -> io.stats().stalls() == 1, () -> "no stall counted: " + io.stats());
+                // counted before it is logged: wait for the line
+                Await.until(
+                        () -> output.getAll()
+                                .substring(logged)
+                                .contains(WebTestApp.Probe.hogCarrier + " has been stuck"),
+                        () -> "no stall logged");
                 assertThat(output.getAll().substring(logged))
                         .contains("carrier " + WebTestApp.Probe.hogCarrier + " has been stuck for")
                         .contains("WebTestApp$Handlers.hog")
