@@ -80,7 +80,8 @@ final class StallWatchdog implements Runnable {
 
     // Per carrier, confined to check() (synchronized): the last progress count seen and when it was
     // first seen, whether a ping is out since then and when it went out, where the suspect's thread
-    // times and the JIT's compiling time stood when it became one, whether this episode was counted as
+    // times, the JIT's compiling time and the JVM's loaded classes stood when it became one, whether this episode was
+    // counted as
     // starvation, when a stall began, and for a stall that looked like warm-up at the threshold, what it
     // looked like and how it was found (reported when it ends or reaches the limit).
     private final long[] seen;
@@ -150,8 +151,8 @@ final class StallWatchdog implements Runnable {
     }
 
     /**
-     * Stalls of the JVM warming up: loading classes or with the JIT compiling at the threshold, and over within the
-     * warm-up limit; counted when they end.
+     * Stalls of the JVM warming up: loading classes, or with the JVM loading classes or the JIT compiling, at the
+     * threshold, and over within the warm-up limit; counted when they end.
      */
     long warmUpStalls() {
         return warmUpStalls.sum();
@@ -201,9 +202,11 @@ final class StallWatchdog implements Runnable {
 
     @Override
     public void run() {
-        // the JVM's management beans load classes the first time they are asked: here, not in a suspect's window
-        warmth.jitMillis();
-        warmth.loadedClasses();
+        if (warmUpLimitNanos > 0) {
+            // the JVM's management beans load classes the first time they are asked: here, not in a suspect's window
+            warmth.jitMillis();
+            warmth.loadedClasses();
+        }
         while (!stopped) {
             long next = check(ticker.nanoTime());
             if (mayRest() && rest()) {
@@ -321,8 +324,10 @@ final class StallWatchdog implements Runnable {
             if (baseAt[i] == NONE) {
                 baseAt[i] = now;
                 base[i] = times.sample(c);
-                baseJit[i] = warmth.jitMillis();
-                baseClasses[i] = warmth.loadedClasses();
+                if (warmUpLimitNanos > 0) { // read only where a stall can be warm-up
+                    baseJit[i] = warmth.jitMillis();
+                    baseClasses[i] = warmth.loadedClasses();
+                }
             }
             if (now - since < thresholdNanos) {
                 next = Math.min(next, since + thresholdNanos);
@@ -426,8 +431,9 @@ final class StallWatchdog implements Runnable {
     }
 
     /**
-     * Why a stall found now may be the JVM warming up, or {@code null}: its code loads or initialises classes, or the
-     * JIT compiled for a tenth of the time the suspect was watched (the code it runs is likely not compiled yet).
+     * Why a stall found now may be the JVM warming up, or {@code null}: its code loads or initialises classes, the JVM
+     * loaded ten classes or more while the suspect was watched (it may wait for another thread's class initialisation),
+     * or the JIT compiled for a tenth of that time (the code it runs is likely not compiled yet).
      */
     private @Nullable String warmUpCause(int i, StackTraceElement[] stack, long now) {
         if (warmUpLimitNanos == 0) {

@@ -139,8 +139,7 @@ class StallWatchdogTest {
         assertThat(messages(Level.WARNING)).isEmpty();
         assertThat(messages(Level.INFO)).isEmpty();
 
-        release.set(true);
-        eventually(Duration.ofSeconds(5), () -> !isBusy(pool, 0), () -> "carrier 0 still in the hog's step");
+        endTheHog(pool);
         now[0] = 350 * MS;
         watchdog.check(now[0]);
         assertThat(pool.stats().warmUpStalls()).isEqualTo(1);
@@ -189,8 +188,7 @@ class StallWatchdogTest {
         watchdog.check(now[0]);
         assertThat(messages(Level.WARNING)).as("reported once").hasSize(1);
 
-        release.set(true);
-        eventually(Duration.ofSeconds(5), () -> !isBusy(pool, 0), () -> "carrier 0 still in the hog's step");
+        endTheHog(pool);
         now[0] = 1000 * MS;
         watchdog.check(now[0]);
         assertThat(pool.stats().warmUpStalls()).isZero();
@@ -253,8 +251,7 @@ class StallWatchdogTest {
         now[0] = 100 * MS;
         watchdog.check(now[0]);
         assertThat(pool.stats().stalls()).as("nine classes are no warm-up").isEqualTo(1);
-        release.set(true);
-        eventually(Duration.ofSeconds(5), () -> !isBusy(pool, 0), () -> "carrier 0 still in the hog's step");
+        endTheHog(pool);
         now[0] = 200 * MS;
         watchdog.check(now[0]);
 
@@ -270,8 +267,7 @@ class StallWatchdogTest {
         now[0] = 1100 * MS;
         watchdog.check(now[0]);
         assertThat(pool.stats().stalls()).as("judged when it ends").isEqualTo(1);
-        release.set(true);
-        eventually(Duration.ofSeconds(5), () -> !isBusy(pool, 0), () -> "carrier 0 still in the hog's step");
+        endTheHog(pool);
         now[0] = 1200 * MS;
         watchdog.check(now[0]);
         assertThat(pool.stats().warmUpStalls()).isEqualTo(1);
@@ -428,8 +424,7 @@ class StallWatchdogTest {
             watchdog.check(0);
             times.cpu[0] = 130 * MS; // it ran all the time watched
             watchdog.check(130 * MS);
-            release.set(true);
-            eventually(Duration.ofSeconds(5), () -> !isBusy(pool, 0), () -> "carrier 0 still in the hog's step");
+            endTheHog(pool);
             watchdog.check(300 * MS);
             recording.stop();
             recording.dump(file);
@@ -546,6 +541,12 @@ class StallWatchdogTest {
         assertThat(messages(Level.WARNING))
                 .singleElement()
                 .satisfies(m -> assertThat(m).contains("stuck for 100 ms"));
+    }
+
+    /** Releases the hog on carrier 0 and waits until the carrier has left its step. */
+    private void endTheHog(CoroutineRuntime pool) {
+        release.set(true);
+        eventually(Duration.ofSeconds(5), () -> !isBusy(pool, 0), () -> "carrier 0 still in the hog's step");
     }
 
     private static boolean isBusy(CoroutineRuntime s, int carrier) {
