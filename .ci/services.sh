@@ -7,6 +7,7 @@
 #  - Redis on 127.0.0.1 (port 6390, password "cosched", TLS on 6391), a Sentinel (26390), a master with a
 #    replica (6392, 6393); exports COSCHED_TEST_REDIS_URL/_TLS_URL/_RESTART/_SENTINEL/_FAILOVER_MASTER, for
 #    the Redis tests (.ci/redis.sh).
+#  - HAProxy (the binary only) for the fleet test; exports COSCHED_TEST_HAPROXY (.ci/haproxy.sh).
 #  - Chromium and ChromeDriver for the dashboard's browser test.
 # Each step says what it did; a step that cannot be done (no root, no package) says why, and the
 # tests that need it skip with a reason instead of failing.
@@ -14,6 +15,7 @@
 . "$(dirname "${BASH_SOURCE[0]}")/postgres.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/mariadb.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/redis.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/haproxy.sh"
 
 ci_install_chromium() {
   if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then
@@ -26,4 +28,5 @@ ci_install_chromium() {
 ci_start_postgres || echo "ci: no PostgreSQL; the real-database tests will skip" >&2
 ci_start_mariadb || echo "ci: no MariaDB; the MariaDB and MySQL driver tests will skip" >&2
 ci_start_redis || echo "ci: no Redis; the Redis tests against a real server will skip" >&2
+ci_install_haproxy || echo "ci: no HAProxy; the fleet test will skip" >&2
 ci_install_chromium || echo "ci: no Chromium; the browser test will skip" >&2

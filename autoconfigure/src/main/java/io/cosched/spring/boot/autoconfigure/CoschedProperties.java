@@ -145,11 +145,18 @@ public class CoschedProperties {
         }
     }
 
-    /** Stopping the schedulers when the application context closes. */
+    /** Shutting down when the application context closes: the delay before the server stops accepting, then the schedulers. */
     public static class Shutdown {
 
         /** How long stopping waits for coroutines to finish; what is left goes on running on the JDK's default scheduler. */
         private Duration timeout = Duration.ofSeconds(30);
+
+        /**
+         * How long the instance goes on serving after its readiness turned to refusing traffic, before the web
+         * server stops accepting: long enough for a load balancer to see it leave (its check interval times the
+         * failed checks it needs, plus one interval). 0: the server stops accepting at once.
+         */
+        private Duration delay = Duration.ofSeconds(0);
 
         public Duration getTimeout() {
             return timeout;
@@ -157,6 +164,14 @@ public class CoschedProperties {
 
         public void setTimeout(Duration timeout) {
             this.timeout = Arguments.nonNegative("timeout", timeout);
+        }
+
+        public Duration getDelay() {
+            return delay;
+        }
+
+        public void setDelay(Duration delay) {
+            this.delay = Arguments.nonNegative("delay", delay);
         }
     }
 

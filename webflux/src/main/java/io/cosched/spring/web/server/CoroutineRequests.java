@@ -14,6 +14,7 @@ import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import org.springframework.core.task.AsyncTaskExecutor;
+import org.springframework.http.HttpStatus;
 import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.util.ClassUtils;
 import org.springframework.web.method.HandlerMethod;
@@ -156,7 +157,18 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
 
     /** Answers timed-out and shed requests with 503; ordered ahead of Spring Boot's error handler. */
     public WebExceptionHandler exceptionHandler() {
-        return new UnavailableResponses();
+        return exceptionHandler(HttpStatus.SERVICE_UNAVAILABLE);
+    }
+
+    /**
+     * Answers shed requests with 503 and timed-out ones with {@code timeoutStatus} (503, or 504 to tell them apart:
+     * a timed-out handler had begun, a shed one had not); ordered ahead of Spring Boot's error handler.
+     */
+    public WebExceptionHandler exceptionHandler(HttpStatus timeoutStatus) {
+        if (timeoutStatus != HttpStatus.SERVICE_UNAVAILABLE && timeoutStatus != HttpStatus.GATEWAY_TIMEOUT) {
+            throw new IllegalArgumentException("timeoutStatus: " + timeoutStatus + " (must be 503 or 504)");
+        }
+        return new UnavailableResponses(timeoutStatus);
     }
 
     /**

@@ -16,7 +16,8 @@ import reactor.core.publisher.Mono;
 
 /**
  * Answers a coroutine request that timed out or was shed: 503 Service Unavailable with a
- * problem-detail body, plus {@code Retry-After: 1} when shed. A streamed request that ran past its time
+ * problem-detail body, plus {@code Retry-After: 1} when shed; a timed-out one with 504 Gateway Timeout
+ * instead where so configured ({@code cosched.web.request-timeout-status}). A streamed request that ran past its time
  * limit while nothing had been sent yet is answered the same way. So is a request whose handler was
  * refused work for want of capacity and let the refusal out, a {@link RejectedExecutionException}: Spring's
  * {@code InvocationRejectedException} from {@code @ConcurrencyLimit(policy = REJECT)}, a full executor. Ordered
@@ -27,6 +28,12 @@ final class UnavailableResponses implements WebExceptionHandler, Ordered {
 
     /** Before Spring Boot's {@code ErrorWebExceptionHandler} (-1) and WebFlux's status handler (0). */
     static final int ORDER = -2;
+
+    private final HttpStatus timeoutStatus;
+
+    UnavailableResponses(HttpStatus timeoutStatus) {
+        this.timeoutStatus = timeoutStatus;
+    }
 
     static boolean handles(Throwable error) {
         return error instanceof RequestTimeoutException
@@ -47,10 +54,12 @@ final class UnavailableResponses implements WebExceptionHandler, Ordered {
         if (!handles(error) && !refused || response.isCommitted()) {
             return Mono.error(error); // not ours, or too late for a status: let the connection end
         }
-        response.setStatusCode(HttpStatus.SERVICE_UNAVAILABLE);
+        boolean shed = error instanceof CoroutineRejectedException || refused;
+        HttpStatus status = shed ? HttpStatus.SERVICE_UNAVAILABLE : timeoutStatus;
+        response.setStatusCode(status);
         HttpHeaders headers = response.getHeaders();
         headers.setContentType(MediaType.APPLICATION_PROBLEM_JSON);
-        if (error instanceof CoroutineRejectedException || refused) {
+        if (shed) {
             headers.set(HttpHeaders.RETRY_AFTER, "1");
         }
         // the application's message may hold anything: its type alone, as Spring Boot leaves messages out by default
@@ -58,15 +67,19 @@ final class UnavailableResponses implements WebExceptionHandler, Ordered {
                 ? "the application refused the request at a limit of its own ("
                         + error.getClass().getSimpleName() + "); retry later"
                 : error.getMessage();
-        byte[] body = problem(detail).getBytes(StandardCharsets.UTF_8);
+        byte[] body = problem(status, detail).getBytes(StandardCharsets.UTF_8);
         headers.setContentLength(body.length);
         return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
     }
 
     /** The problem-detail body of a 503 (RFC 9457); {@code detail} is cosched's own message, no user input. */
     static String problem(@Nullable String detail) {
-        return "{\"type\":\"about:blank\",\"title\":\"Service Unavailable\",\"status\":503,\"detail\":\"" + detail
-                + "\"}";
+        return problem(HttpStatus.SERVICE_UNAVAILABLE, detail);
+    }
+
+    private static String problem(HttpStatus status, @Nullable String detail) {
+        return "{\"type\":\"about:blank\",\"title\":\"" + status.getReasonPhrase() + "\",\"status\":" + status.value()
+                + ",\"detail\":\"" + detail + "\"}";
     }
 
     @Override

@@ -34,6 +34,7 @@ import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.core.annotation.AnnotationAwareOrderComparator;
 import org.springframework.core.annotation.Order;
 import org.springframework.core.env.Environment;
+import org.springframework.http.HttpStatus;
 import org.springframework.http.codec.ServerCodecConfigurer;
 import org.springframework.web.reactive.HandlerMapping;
 import org.springframework.web.reactive.HandlerResultHandler;
@@ -171,8 +172,8 @@ public final class CoschedWebFluxAutoConfiguration {
         }
 
         @Bean
-        WebExceptionHandler coschedUnavailableResponses(CoroutineRequests requests) {
-            return requests.exceptionHandler();
+        WebExceptionHandler coschedUnavailableResponses(CoroutineRequests requests, CoschedWebProperties web) {
+            return requests.exceptionHandler(HttpStatus.valueOf(web.getRequestTimeoutStatus()));
         }
 
         @Bean

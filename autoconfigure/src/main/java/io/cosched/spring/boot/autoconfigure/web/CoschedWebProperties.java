@@ -19,6 +19,12 @@ public class CoschedWebProperties {
     /** How long a coroutine handler may take before it is interrupted and the request answered with 503; none by default. */
     private @Nullable Duration requestTimeout;
 
+    /**
+     * The status of a request answered after request-timeout: 503, or 504 to tell it from a shed request (always 503,
+     * answered before the handler ran), for a load balancer that retries 503s on another instance.
+     */
+    private int requestTimeoutStatus = 503;
+
     /** How many coroutine requests may run at once; beyond it new ones are answered at once with 503 and Retry-After. No limit by default. */
     private @Nullable Integer maxInFlight;
 
@@ -58,6 +64,18 @@ public class CoschedWebProperties {
 
     public void setRequestTimeout(@Nullable Duration requestTimeout) {
         this.requestTimeout = requestTimeout == null ? null : Arguments.positive("request-timeout", requestTimeout);
+    }
+
+    public int getRequestTimeoutStatus() {
+        return requestTimeoutStatus;
+    }
+
+    public void setRequestTimeoutStatus(int requestTimeoutStatus) {
+        if (requestTimeoutStatus != 503 && requestTimeoutStatus != 504) {
+            throw new IllegalArgumentException(
+                    "request-timeout-status: " + requestTimeoutStatus + " (must be 503 or 504)");
+        }
+        this.requestTimeoutStatus = requestTimeoutStatus;
     }
 
     public @Nullable Integer getMaxInFlight() {

@@ -25,6 +25,7 @@ class CoschedWebPropertiesTest {
         assertThat(p.getMode()).isEqualTo(CoschedWebProperties.Mode.ANNOTATED);
         assertThat(p.getRequestTimeout()).isNull();
         assertThat(p.getMaxInFlight()).isNull();
+        assertThat(p.getRequestTimeoutStatus()).isEqualTo(503);
         assertThat(p.isInlineSessions()).isTrue();
         assertThat(p.getStream().limits()).isEqualTo(StreamLimits.DEFAULT);
     }
@@ -42,6 +43,15 @@ class CoschedWebPropertiesTest {
                 "cosched.web.request-timeout=-1s",
                 "Property: cosched.web.request-timeout",
                 "request-timeout: PT-1S (expected: > 0)");
+    }
+
+    @Test
+    void failsToStartOnARequestTimeoutStatusOtherThan503Or504(CapturedOutput output) {
+        assertStartupFails(
+                output,
+                "cosched.web.request-timeout-status=500",
+                "Property: cosched.web.request-timeout-status",
+                "request-timeout-status: 500 (must be 503 or 504)");
     }
 
     @Test

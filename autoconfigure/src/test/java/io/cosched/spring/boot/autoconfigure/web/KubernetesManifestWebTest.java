@@ -44,6 +44,10 @@ class KubernetesManifestWebTest {
         return (List<Object>) ((Map<String, Object>) o).get(key);
     }
 
+    private static java.time.Duration duration(Properties settings, String name, String otherwise) {
+        return org.springframework.boot.convert.DurationStyle.detectAndParse(settings.getProperty(name, otherwise));
+    }
+
     /**
      * A request on a connection of its own, as the kubelet's probes and a Prometheus scrape make them.
      * (Not on one kept-alive connection: Reactor Netty 1.3.7 can stop reading a keep-alive connection
@@ -79,9 +83,19 @@ class KubernetesManifestWebTest {
         settings.load(new StringReader((String) map(configMap, "data").get("application.properties")));
         List<String> properties = new ArrayList<>();
         settings.forEach((k, v) -> properties.add(k + "=" + v));
-        // the test's scale: two slots to fill, a hold of a second
+        // the pod's grace period covers the whole shutdown: the delay, the server's drain, the schedulers' stop
+        long graceSeconds =
+                ((Number) map(deployment, "spec", "template", "spec").get("terminationGracePeriodSeconds")).longValue();
+        java.time.Duration shutdown = duration(settings, "cosched.shutdown.delay", "0s")
+                .plus(duration(settings, "spring.lifecycle.timeout-per-shutdown-phase", "30s"))
+                .plus(duration(settings, "cosched.shutdown.timeout", "30s"));
+        assertThat(java.time.Duration.ofSeconds(graceSeconds))
+                .as("terminationGracePeriodSeconds against the longest shutdown its settings allow")
+                .isGreaterThanOrEqualTo(shutdown);
+        // the test's scale: two slots to fill, a hold of a second, no delay at the close
         properties.add("cosched.web.max-in-flight=2");
         properties.add("cosched.web.readiness.hold=1s");
+        properties.add("cosched.shutdown.delay=0s");
 
         Map<String, Object> container = map(
                 list(map(deployment, "spec", "template", "spec"), "containers").get(0));

@@ -95,4 +95,69 @@ class WebModesAndLifecycleTest {
         closer.join();
         assertThatThrownBy(() -> io.spawn(() -> 1)).hasMessageContaining("is STOPPED");
     }
+
+    /**
+     * cosched.shutdown.delay: from the close on, readiness answers 503 while the server goes on accepting and
+     * answering new connections for the delay; only then does it stop accepting.
+     */
+    @Test
+    void aShutdownDelayServesOnWithReadinessRefusingBeforeTheServerStopsAccepting() throws Exception {
+        ConfigurableApplicationContext context = WebTestApp.start(
+                "cosched.shutdown.delay=4s",
+                "management.endpoint.health.probes.enabled=true",
+                "management.endpoints.web.exposure.include=health");
+        int port = WebTestApp.port(context);
+        Http http = new Http(port);
+        String readiness = "GET /actuator/health/readiness HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+        assertThat(http.raw(readiness)).startsWith("HTTP/1.1 200 ");
+
+        long closing = System.nanoTime();
+        CompletableFuture<Void> closed = CompletableFuture.runAsync(
+                context::close, r -> Thread.ofPlatform().name("closer").start(r));
+        Await.until(() -> http.raw(readiness).startsWith("HTTP/1.1 503 "), () -> "readiness never refused");
+        String served = http.raw("GET /thread HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+        assertThat(served).as("a new connection during the delay").startsWith("HTTP/1.1 200 ");
+        assertThat(closed).as("the close waits out the delay").isNotDone();
+
+        closed.get(60, TimeUnit.SECONDS);
+        assertThat(System.nanoTime() - closing).isGreaterThanOrEqualTo(TimeUnit.SECONDS.toNanos(4));
+        assertThatThrownBy(() -> new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), port).close())
+                .as("after the delay and the drain the listener is closed")
+                .isInstanceOf(java.net.ConnectException.class);
+    }
+
+    /** cosched.web.request-timeout-status=504: a timed-out request is told from a shed one, which stays 503. */
+    @Test
+    void withTimeoutStatus504ATimedOutRequestIs504AndAShedOneStays503() throws Exception {
+        try (ConfigurableApplicationContext context = WebTestApp.start(
+                "cosched.web.request-timeout=2s",
+                "cosched.web.request-timeout-status=504",
+                "cosched.web.max-in-flight=1")) {
+            Http http = new Http(WebTestApp.port(context));
+            WebTestApp.Probe.reset();
+            HttpResponse<String> timedOut = http.get("/sleep?ms=60000");
+            assertThat(timedOut.statusCode()).isEqualTo(504);
+            assertThat(timedOut.headers().firstValue("Retry-After")).isEmpty();
+            assertThat(timedOut.body())
+                    .contains("\"title\":\"Gateway Timeout\",\"status\":504")
+                    .contains("request timed out after PT2S (cosched.web.request-timeout)");
+            assertThat(WebTestApp.Probe.interrupted.await(10, TimeUnit.SECONDS)).isTrue();
+            Await.until(
+                    () -> context.getBean(CoschedWebStats.class).inFlight() == 0,
+                    () -> "the timed-out request still holds its slot");
+
+            WebTestApp.Probe.holding = new java.util.concurrent.CountDownLatch(1);
+            CompletableFuture<HttpResponse<String>> holding = http.getAsync("/hold");
+            assertThat(WebTestApp.Probe.holding.await(10, TimeUnit.SECONDS)).isTrue();
+            // shed while the one slot is held (for up to the 2 s timeout): in the pipeline, and in WebFlux
+            for (String path : java.util.List.of("/thread", "/fn/filtered")) {
+                HttpResponse<String> shed = http.get(path);
+                assertThat(shed.statusCode()).as(path).isEqualTo(503);
+                assertThat(shed.headers().firstValue("Retry-After")).as(path).hasValue("1");
+                assertThat(shed.body()).as(path).contains("\"status\":503");
+            }
+            WebTestApp.Probe.release.countDown();
+            assertThat(holding.get(30, TimeUnit.SECONDS).statusCode()).isIn(200, 504);
+        }
+    }
 }
