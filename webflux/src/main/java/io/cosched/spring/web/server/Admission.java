@@ -2,6 +2,7 @@ package io.cosched.spring.web.server;
 
 import io.cosched.IOManager;
 import io.cosched.Internal;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -20,10 +21,25 @@ public final class Admission {
     private final AtomicInteger inFlight = new AtomicInteger();
     private final RequestCounters counts = new RequestCounters(inFlight::get);
     private final int limit;
+    private final int retryAfterMaxSeconds;
 
-    Admission(IOManager io, int limit) {
+    Admission(IOManager io, int limit, int retryAfterMaxSeconds) {
         this.io = io;
         this.limit = limit;
+        this.retryAfterMaxSeconds = retryAfterMaxSeconds;
+    }
+
+    /** The longest {@link #retryAfterSeconds()} draws. */
+    public int retryAfterMaxSeconds() {
+        return retryAfterMaxSeconds;
+    }
+
+    /**
+     * The {@code Retry-After} of a shed request, in seconds: drawn at random from 1 to {@link #retryAfterMaxSeconds()},
+     * so that the clients one burst shed do not all come back in the same second.
+     */
+    public int retryAfterSeconds() {
+        return retryAfterMaxSeconds == 1 ? 1 : 1 + ThreadLocalRandom.current().nextInt(retryAfterMaxSeconds);
     }
 
     /** The counts of the requests it admits, and of what became of them. */

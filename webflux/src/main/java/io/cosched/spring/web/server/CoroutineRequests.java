@@ -65,9 +65,26 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
             boolean cancelOnDisconnect,
             boolean annotatedOnly,
             StreamLimits streams) {
+        this(io, timeout, maxInFlight, cancelOnDisconnect, annotatedOnly, streams, Duration.ofSeconds(1));
+    }
+
+    /**
+     * As above, and {@code retryAfterMax}: a shed request's {@code Retry-After} is drawn at random from 1 s to it, in
+     * whole seconds (1 s: always 1); from 1 s to 1 h.
+     */
+    public CoroutineRequests(
+            IOManager io,
+            @Nullable Duration timeout,
+            @Nullable Integer maxInFlight,
+            boolean cancelOnDisconnect,
+            boolean annotatedOnly,
+            StreamLimits streams,
+            Duration retryAfterMax) {
         this.io = io;
         this.admission = new Admission(
-                io, maxInFlight == null ? Integer.MAX_VALUE : Arguments.positive("maxInFlight", maxInFlight));
+                io,
+                maxInFlight == null ? Integer.MAX_VALUE : Arguments.positive("maxInFlight", maxInFlight),
+                retryAfterSeconds(retryAfterMax));
         this.services = new RequestServices(io, admission, admission.counts());
         this.policy = new RequestPolicy(
                 timeout == null ? null : Arguments.positive("timeout", timeout),
@@ -155,6 +172,13 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
         return admission;
     }
 
+    private static int retryAfterSeconds(Duration max) {
+        if (max.compareTo(Duration.ofSeconds(1)) < 0 || max.compareTo(Duration.ofHours(1)) > 0) {
+            throw new IllegalArgumentException("retryAfterMax: " + max + " (expected: from 1 s to 1 h)");
+        }
+        return (int) max.toSeconds();
+    }
+
     /** Answers timed-out and shed requests with 503; ordered ahead of Spring Boot's error handler. */
     public WebExceptionHandler exceptionHandler() {
         return exceptionHandler(HttpStatus.SERVICE_UNAVAILABLE);
@@ -168,7 +192,7 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
         if (timeoutStatus != HttpStatus.SERVICE_UNAVAILABLE && timeoutStatus != HttpStatus.GATEWAY_TIMEOUT) {
             throw new IllegalArgumentException("timeoutStatus: " + timeoutStatus + " (must be 503 or 504)");
         }
-        return new UnavailableResponses(timeoutStatus);
+        return new UnavailableResponses(timeoutStatus, admission::retryAfterSeconds);
     }
 
     /**

@@ -4,6 +4,7 @@ import io.cosched.spring.web.StreamClosedException;
 import io.cosched.spring.web.StreamClosedException.Reason;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.IntSupplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
@@ -16,7 +17,8 @@ import reactor.core.publisher.Mono;
 
 /**
  * Answers a coroutine request that timed out or was shed: 503 Service Unavailable with a
- * problem-detail body, plus {@code Retry-After: 1} when shed; a timed-out one with 504 Gateway Timeout
+ * problem-detail body, plus {@code Retry-After} when shed (1 s, or drawn from 1 s to
+ * {@code cosched.web.retry-after-max}); a timed-out one with 504 Gateway Timeout
  * instead where so configured ({@code cosched.web.request-timeout-status}). A streamed request that ran past its time
  * limit while nothing had been sent yet is answered the same way. So is a request whose handler was
  * refused work for want of capacity and let the refusal out, a {@link RejectedExecutionException}: Spring's
@@ -30,9 +32,11 @@ final class UnavailableResponses implements WebExceptionHandler, Ordered {
     static final int ORDER = -2;
 
     private final HttpStatus timeoutStatus;
+    private final IntSupplier retryAfterSeconds;
 
-    UnavailableResponses(HttpStatus timeoutStatus) {
+    UnavailableResponses(HttpStatus timeoutStatus, IntSupplier retryAfterSeconds) {
         this.timeoutStatus = timeoutStatus;
+        this.retryAfterSeconds = retryAfterSeconds;
     }
 
     static boolean handles(Throwable error) {
@@ -60,7 +64,7 @@ final class UnavailableResponses implements WebExceptionHandler, Ordered {
         HttpHeaders headers = response.getHeaders();
         headers.setContentType(MediaType.APPLICATION_PROBLEM_JSON);
         if (shed) {
-            headers.set(HttpHeaders.RETRY_AFTER, "1");
+            headers.set(HttpHeaders.RETRY_AFTER, Integer.toString(retryAfterSeconds.getAsInt()));
         }
         // the application's message may hold anything: its type alone, as Spring Boot leaves messages out by default
         String detail = refused

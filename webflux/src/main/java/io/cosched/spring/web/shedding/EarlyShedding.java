@@ -38,7 +38,7 @@ import reactor.netty.NettyPipeline;
 /**
  * Sheds coroutine requests before WebFlux: while {@code cosched.web.max-in-flight} coroutine
  * requests run, an HTTP/1.1 request that {@link ShedRoutes surely} goes to a coroutine handler is
- * answered 503 with {@code Retry-After: 1} by a Netty handler right behind the HTTP codec, with a
+ * answered 503 with {@code Retry-After} (1, or drawn up to {@code cosched.web.retry-after-max}) by a Netty handler right behind the HTTP codec, with a
  * response made once. It never reaches Reactor Netty's request handling, WebFlux's exchange, the
  * filters or the handler lookup, whose cost a request shed after them still paid (7,800 of them a
  * second took the CPU of the requests let in). Counted as shed, as before.
@@ -58,10 +58,11 @@ public final class EarlyShedding {
     private final Admission admission;
     private final CoroutineRequests requests;
     private final ByteBuf body;
-    // read-only once made, shared by every connection: the encoder changes no header of a 503
-    private final HttpHeaders keepAliveHeaders;
-    private final HttpHeaders keepAlive10Headers; // HTTP/1.0 keeps a connection only when told so
-    private final HttpHeaders closeHeaders;
+    // read-only once made, shared by every connection: the encoder changes no header of a 503. One of each per
+    // Retry-After value (index: seconds - 1)
+    private final HttpHeaders[] keepAliveHeaders;
+    private final HttpHeaders[] keepAlive10Headers; // HTTP/1.0 keeps a connection only when told so
+    private final HttpHeaders[] closeHeaders;
     private volatile @Nullable ShedRoutes routes;
 
     /** Sheds what {@code requests} would shed, for the routes that surely run as its coroutine requests. */
@@ -70,17 +71,23 @@ public final class EarlyShedding {
         this.requests = requests;
         byte[] bytes = admission.rejectionProblem().getBytes(StandardCharsets.UTF_8);
         this.body = Unpooled.unreleasableBuffer(Unpooled.wrappedBuffer(bytes).asReadOnly());
-        this.keepAliveHeaders = headers(bytes.length, false);
-        this.keepAlive10Headers =
-                headers(bytes.length, false).set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
-        this.closeHeaders = headers(bytes.length, true);
+        int values = admission.retryAfterMaxSeconds();
+        this.keepAliveHeaders = new HttpHeaders[values];
+        this.keepAlive10Headers = new HttpHeaders[values];
+        this.closeHeaders = new HttpHeaders[values];
+        for (int i = 0; i < values; i++) {
+            keepAliveHeaders[i] = headers(bytes.length, false, i + 1);
+            keepAlive10Headers[i] =
+                    headers(bytes.length, false, i + 1).set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
+            closeHeaders[i] = headers(bytes.length, true, i + 1);
+        }
     }
 
-    private static HttpHeaders headers(int length, boolean close) {
+    private static HttpHeaders headers(int length, boolean close, int retryAfter) {
         HttpHeaders h = new DefaultHttpHeaders()
                 .set(HttpHeaderNames.CONTENT_TYPE, "application/problem+json")
                 .set(HttpHeaderNames.CONTENT_LENGTH, length)
-                .set(HttpHeaderNames.RETRY_AFTER, 1);
+                .set(HttpHeaderNames.RETRY_AFTER, retryAfter);
         if (close) {
             h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         }
@@ -158,8 +165,9 @@ public final class EarlyShedding {
             // tell its next request from that body, so it ends with this answer
             boolean keepAlive = HttpUtil.isKeepAlive(request) && !HttpUtil.is100ContinueExpected(request);
             HttpVersion version = request.protocolVersion();
-            HttpHeaders headers =
+            HttpHeaders[] byRetryAfter =
                     !keepAlive ? closeHeaders : version.isKeepAliveDefault() ? keepAliveHeaders : keepAlive10Headers;
+            HttpHeaders headers = byRetryAfter[admission.retryAfterSeconds() - 1];
             FullHttpResponse response = new DefaultFullHttpResponse(
                     version,
                     HttpResponseStatus.SERVICE_UNAVAILABLE,

@@ -2,6 +2,7 @@ package io.cosched.spring.web.shedding;
 
 import static io.cosched.TestSupport.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.springframework.web.reactive.function.server.RequestPredicates.GET;
 import static org.springframework.web.reactive.function.server.RequestPredicates.path;
 import static org.springframework.web.reactive.function.server.RouterFunctions.nest;
@@ -248,6 +249,30 @@ class EarlySheddingTest {
             ReferenceCountUtil.release(o);
         }
         return in.toString();
+    }
+
+    /** With a Retry-After range, the shed answers spread over it: a burst's clients do not all come back at once. */
+    @Test
+    void shedAnswersDrawTheirRetryAfterFromOneSecondToTheMax() throws Exception {
+        requests = new CoroutineRequests(io, null, 1, true, false, StreamLimits.DEFAULT, Duration.ofSeconds(3));
+        stats = requests.stats();
+        shedding = new EarlyShedding(requests);
+        EmbeddedChannel channel = channel();
+        takeTheSlot();
+        java.util.Set<String> seen = new java.util.TreeSet<>();
+        for (int i = 0; i < 60; i++) {
+            send(channel, "GET /orders/" + i + " HTTP/1.1\r\nHost: x\r\n\r\n");
+            java.util.regex.Matcher m =
+                    java.util.regex.Pattern.compile("retry-after: (\\d+)\r\n").matcher(written(channel));
+            assertThat(m.find()).isTrue();
+            seen.add(m.group(1));
+        }
+        // 60 draws from three values: all three seen but for a chance of 3 x (2/3)^60, about 1e-10
+        assertThat(seen).containsExactly("1", "2", "3");
+        assertThat(stats.shedEarly()).isEqualTo(60);
+        assertThatThrownBy(() ->
+                        new CoroutineRequests(io, null, 1, true, false, StreamLimits.DEFAULT, Duration.ofMillis(500)))
+                .hasMessage("retryAfterMax: PT0.5S (expected: from 1 s to 1 h)");
     }
 
     @Test

@@ -157,7 +157,8 @@ public final class CoschedWebFluxAutoConfiguration {
                     web.getMaxInFlight(),
                     web.isCancelOnDisconnect(),
                     web.getMode() == CoschedWebProperties.Mode.ANNOTATED,
-                    web.getStream().limits());
+                    web.getStream().limits(),
+                    web.getRetryAfterMax());
         }
 
         /** The numbers the endpoint, the meters and readiness read: counted by the requests, read-only. */

@@ -28,6 +28,12 @@ public class CoschedWebProperties {
     /** How many coroutine requests may run at once; beyond it new ones are answered at once with 503 and Retry-After. No limit by default. */
     private @Nullable Integer maxInFlight;
 
+    /**
+     * A shed request's Retry-After is drawn at random from 1 s to this, in whole seconds, so that the clients one
+     * burst shed do not all come back in the same second; 1s: always 1. From 1s to 1h.
+     */
+    private Duration retryAfterMax = Duration.ofSeconds(1);
+
     /** Whether a request whose client went away (Spring cancels it) interrupts its handler's coroutine; off lets handlers finish anyway. */
     private boolean cancelOnDisconnect = true;
 
@@ -84,6 +90,17 @@ public class CoschedWebProperties {
 
     public void setMaxInFlight(@Nullable Integer maxInFlight) {
         this.maxInFlight = maxInFlight == null ? null : Arguments.positive("max-in-flight", maxInFlight);
+    }
+
+    public Duration getRetryAfterMax() {
+        return retryAfterMax;
+    }
+
+    public void setRetryAfterMax(Duration retryAfterMax) {
+        if (retryAfterMax.compareTo(Duration.ofSeconds(1)) < 0 || retryAfterMax.compareTo(Duration.ofHours(1)) > 0) {
+            throw new IllegalArgumentException("retry-after-max: " + retryAfterMax + " (expected: from 1s to 1h)");
+        }
+        this.retryAfterMax = retryAfterMax;
     }
 
     public boolean isCancelOnDisconnect() {

@@ -26,6 +26,7 @@ class CoschedWebPropertiesTest {
         assertThat(p.getRequestTimeout()).isNull();
         assertThat(p.getMaxInFlight()).isNull();
         assertThat(p.getRequestTimeoutStatus()).isEqualTo(503);
+        assertThat(p.getRetryAfterMax()).isEqualTo(java.time.Duration.ofSeconds(1));
         assertThat(p.isInlineSessions()).isTrue();
         assertThat(p.getStream().limits()).isEqualTo(StreamLimits.DEFAULT);
     }
@@ -52,6 +53,15 @@ class CoschedWebPropertiesTest {
                 "cosched.web.request-timeout-status=500",
                 "Property: cosched.web.request-timeout-status",
                 "request-timeout-status: 500 (must be 503 or 504)");
+    }
+
+    @Test
+    void failsToStartOnARetryAfterMaxBelowOneSecond(CapturedOutput output) {
+        assertStartupFails(
+                output,
+                "cosched.web.retry-after-max=500ms",
+                "Property: cosched.web.retry-after-max",
+                "retry-after-max: PT0.5S (expected: from 1s to 1h)");
     }
 
     @Test

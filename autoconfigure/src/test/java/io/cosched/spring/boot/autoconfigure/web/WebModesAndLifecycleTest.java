@@ -132,6 +132,7 @@ class WebModesAndLifecycleTest {
         try (ConfigurableApplicationContext context = WebTestApp.start(
                 "cosched.web.request-timeout=2s",
                 "cosched.web.request-timeout-status=504",
+                "cosched.web.retry-after-max=2s",
                 "cosched.web.max-in-flight=1")) {
             Http http = new Http(WebTestApp.port(context));
             WebTestApp.Probe.reset();
@@ -153,7 +154,10 @@ class WebModesAndLifecycleTest {
             for (String path : java.util.List.of("/thread", "/fn/filtered")) {
                 HttpResponse<String> shed = http.get(path);
                 assertThat(shed.statusCode()).as(path).isEqualTo(503);
-                assertThat(shed.headers().firstValue("Retry-After")).as(path).hasValue("1");
+                assertThat(shed.headers().firstValue("Retry-After"))
+                        .as(path)
+                        .get()
+                        .isIn("1", "2");
                 assertThat(shed.body()).as(path).contains("\"status\":503");
             }
             WebTestApp.Probe.release.countDown();
