@@ -3,7 +3,6 @@ package io.cosched.spring.boot.autoconfigure;
 import io.cosched.IOManager;
 import io.cosched.PoolScheduler;
 import io.cosched.Scheduler;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
@@ -11,9 +10,9 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.context.LifecycleProperties;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
-import org.springframework.core.env.Environment;
 
 /**
  * cosched's schedulers: an {@link IOManager} (the event loops that also serve HTTP) and a
@@ -81,9 +80,10 @@ public final class CoschedAutoConfiguration {
 
     /** Holds the close for {@code cosched.shutdown.delay} with readiness refusing, before the web server stops accepting. */
     @Bean
-    ShutdownDelayLifecycle coschedShutdownDelay(CoschedProperties properties, Environment environment) {
-        Duration phaseTimeout = environment.getProperty(
-                "spring.lifecycle.timeout-per-shutdown-phase", Duration.class, Duration.ofSeconds(30));
-        return new ShutdownDelayLifecycle(properties.getShutdown().getDelay(), phaseTimeout);
+    ShutdownDelayLifecycle coschedShutdownDelay(
+            CoschedProperties properties, ObjectProvider<LifecycleProperties> lifecycle) {
+        return new ShutdownDelayLifecycle(
+                properties.getShutdown().getDelay(),
+                lifecycle.getIfAvailable(LifecycleProperties::new).getTimeoutPerShutdownPhase());
     }
 }
