@@ -41,7 +41,8 @@ import java.util.concurrent.locks.LockSupport;
  *           by the harness while the load runs)] [--before-seconds=15]
  * </pre>
  *
- * Prints one summary line per event and one for the whole run, as JSON.
+ * Prints one summary line per event and one for the whole run, as JSON: p50 and p99 of the 2xx answers (during the
+ * event and before it), and of the failed ones (how fast a shed request is told).
  */
 public final class FleetLoad {
 
@@ -205,12 +206,16 @@ public final class FleetLoad {
     }
 
     private static double p99(List<Outcome> xs) {
+        return percentile(xs, 0.99);
+    }
+
+    private static double percentile(List<Outcome> xs, double p) {
         double[] l = xs.stream().mapToDouble(Outcome::latencyMillis).toArray();
         if (l.length == 0) {
             return Double.NaN;
         }
         Arrays.sort(l);
-        return l[Math.min(l.length - 1, (int) Math.ceil(l.length * 0.99) - 1)];
+        return l[Math.max(0, Math.min(l.length - 1, (int) Math.ceil(l.length * p) - 1))];
     }
 
     private static String summary(String name, List<Outcome> xs, List<Outcome> before, long millis) {
@@ -233,7 +238,8 @@ public final class FleetLoad {
         return String.format(
                 Locale.ROOT,
                 "{\"event\":\"%s\",\"seconds\":%.1f,\"sent\":%d,\"ok\":%d,\"failed\":%d,\"failedPosts\":%d,"
-                        + "\"failedBy\":%s,\"p99Ms\":%.1f,\"p99BeforeMs\":%.1f}",
+                        + "\"failedBy\":%s,\"p99Ms\":%.1f,\"p99BeforeMs\":%.1f,\"p50Ms\":%.1f,\"p50BeforeMs\":%.1f,"
+                        + "\"failedP50Ms\":%.1f,\"failedP99Ms\":%.1f}",
                 name,
                 millis / 1000.0,
                 xs.size(),
@@ -242,6 +248,10 @@ public final class FleetLoad {
                 failedPosts,
                 f,
                 p99(xs.stream().filter(Outcome::ok).toList()),
-                p99(before.stream().filter(Outcome::ok).toList()));
+                p99(before.stream().filter(Outcome::ok).toList()),
+                percentile(xs.stream().filter(Outcome::ok).toList(), 0.5),
+                percentile(before.stream().filter(Outcome::ok).toList(), 0.5),
+                percentile(xs.stream().filter(x -> !x.ok()).toList(), 0.5),
+                p99(xs.stream().filter(x -> !x.ok()).toList()));
     }
 }

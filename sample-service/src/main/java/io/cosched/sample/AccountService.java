@@ -18,15 +18,18 @@ public class AccountService {
 
     private final AccountRepository accounts;
     private final DepositRepository deposits;
+    private final SlowDatabase slow;
 
-    AccountService(AccountRepository accounts, DepositRepository deposits) {
+    AccountService(AccountRepository accounts, DepositRepository deposits, SlowDatabase slow) {
         this.accounts = accounts;
         this.deposits = deposits;
+        this.slow = slow;
     }
 
     @PreAuthorize("isAuthenticated()")
     @Transactional(readOnly = true)
     public AccountView find(long id) {
+        slow.hold(accounts);
         return AccountView.of(accounts.findById(id).orElseThrow(() -> new AccountNotFoundException(id)));
     }
 
@@ -34,6 +37,7 @@ public class AccountService {
     @PreAuthorize("isAuthenticated()")
     @Transactional(readOnly = true)
     public StatementView statement(long id) {
+        slow.hold(accounts);
         Account a = accounts.findById(id).orElseThrow(() -> new AccountNotFoundException(id));
         List<StatementView.Line> lines = a.getDeposits().stream()
                 .map(d -> new StatementView.Line(d.getCents(), d.getReference()))
@@ -44,6 +48,7 @@ public class AccountService {
     @PreAuthorize("hasRole('ADMIN')")
     @Transactional
     public AccountView deposit(long id, long cents, String reference) {
+        slow.hold(accounts);
         Account a = accounts.findById(id).orElseThrow(() -> new AccountNotFoundException(id));
         a.credit(cents);
         deposits.save(new Deposit(a, cents, reference));

@@ -44,6 +44,8 @@ class SecurityConfig {
                 .authorizeExchange(a -> a.pathMatchers(
                                 "/api/public/**", "/actuator/health/**", "/actuator/prometheus", "/actuator/cosched")
                         .permitAll()
+                        .pathMatchers("/api/admin/slow-database")
+                        .hasRole("ADMIN")
                         .anyExchange()
                         .authenticated())
                 .httpBasic(Customizer.withDefaults());

@@ -47,6 +47,11 @@ final class Api {
         return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 
+    HttpResponse<String> put(String path, String authorization) throws IOException, InterruptedException {
+        HttpRequest.Builder b = request(path, authorization).PUT(HttpRequest.BodyPublishers.noBody());
+        return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
     private HttpRequest.Builder request(String path, String authorization) {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(60));
         if (authorization != null) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.cosched.IOManager;
 import io.cosched.jdbc.LoopBoundDataSource;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
@@ -28,7 +29,8 @@ import org.springframework.test.context.DynamicPropertySource;
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {
             "cosched.io.threads=2", "sample.password-encoding=noop",
-            "spring.datasource.hikari.maximum-pool-size=4", "spring.datasource.hikari.minimum-idle=4"
+            "spring.datasource.hikari.maximum-pool-size=4", "spring.datasource.hikari.minimum-idle=4",
+            "sample.slow-database-switch=true"
         })
 @EnabledIfEnvironmentVariable(
         named = "COSCHED_TEST_POSTGRES_URL",
@@ -107,6 +109,27 @@ class JpaOnTheLoopTest {
                 .isLessThanOrEqualTo(localDelta / 50);
         assertThat(dataSource).isInstanceOf(LoopBoundDataSource.class);
         assertThat(((LoopBoundDataSource) dataSource).pools()).hasSize(2);
+    }
+
+    /** The benchmarks' switch: an admin makes every transaction hold its connection in PostgreSQL, and undoes it. */
+    @Test
+    void theSlowDatabaseSwitchHoldsEachTransactionInPostgresUntilTurnedOff() throws Exception {
+        Api api = new Api(port);
+        assertThat(api.put("/api/admin/slow-database?ms=300", Api.basic("user", "secret"))
+                        .statusCode())
+                .as("admins only")
+                .isEqualTo(403);
+        HttpResponse<String> on = api.put("/api/admin/slow-database?ms=300", ADMIN);
+        assertThat(on.body()).isEqualTo("slow-database: 300 ms");
+        try {
+            long start = System.nanoTime();
+            assertThat(api.get("/api/accounts/7", ADMIN).statusCode()).isEqualTo(200);
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(300));
+            assertThat(api.put("/api/admin/slow-database?ms=-1", ADMIN).statusCode())
+                    .isEqualTo(400);
+        } finally {
+            assertThat(api.put("/api/admin/slow-database?ms=0", ADMIN).body()).isEqualTo("slow-database: 0 ms");
+        }
     }
 
     private static long balance(HttpResponse<String> account) {

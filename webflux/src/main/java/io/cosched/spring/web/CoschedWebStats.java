@@ -13,8 +13,23 @@ public interface CoschedWebStats {
     /** Requests answered with 503 because they exceeded {@code cosched.web.request-timeout}. */
     long timedOut();
 
-    /** Requests answered with 503 because {@code cosched.web.max-in-flight} were already running. */
+    /**
+     * How many requests may be handled by coroutines at once now: {@code cosched.web.max-in-flight}, the adaptive
+     * limit's value now ({@code cosched.web.admission.limit=adaptive}), or {@link Integer#MAX_VALUE} for none.
+     */
+    int limit();
+
+    /** Requests over the limit waiting for a slot now ({@code cosched.web.admission.queue-size}). */
+    int queued();
+
+    /**
+     * Requests shed (answered 503, or 429 where so configured, with {@code Retry-After}): the limit was reached and no
+     * place was free in the queue, or they waited out {@code cosched.web.admission.queue-timeout}.
+     */
     long shed();
+
+    /** Of the {@link #shed()} requests, those that waited in the queue until its timeout. */
+    long queueTimedOut();
 
     /**
      * Of the {@link #shed()} requests, those answered before WebFlux saw them, by a handler in the

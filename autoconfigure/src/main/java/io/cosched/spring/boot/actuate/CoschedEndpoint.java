@@ -210,8 +210,11 @@ public class CoschedEndpoint {
     /** Requests handled by coroutines: running now, and counted since start. */
     public record WebReport(
             int inFlight,
+            int limit,
+            int queued,
             long timedOut,
             long shed,
+            long queueTimedOut,
             long shedEarly,
             long cancelled,
             long coroutinesStarted,
@@ -221,8 +224,11 @@ public class CoschedEndpoint {
         static WebReport of(CoschedWebStats w) {
             return new WebReport(
                     w.inFlight(),
+                    w.limit(),
+                    w.queued(),
                     w.timedOut(),
                     w.shed(),
+                    w.queueTimedOut(),
                     w.shedEarly(),
                     w.cancelled(),
                     w.coroutinesStarted(),

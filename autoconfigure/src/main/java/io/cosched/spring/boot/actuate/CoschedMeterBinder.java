@@ -172,8 +172,20 @@ public class CoschedMeterBinder implements MeterBinder {
             FunctionCounter.builder("cosched.web.timeouts", w, CoschedWebStats::timedOut)
                     .description("Coroutine requests answered 503 after cosched.web.request-timeout")
                     .register(registry);
+            Gauge.builder("cosched.web.admission.limit", w, CoschedWebStats::limit)
+                    .strongReference(true)
+                    .description("How many coroutine requests may be in flight now (fixed, or the adaptive limit now)")
+                    .register(registry);
+            Gauge.builder("cosched.web.admission.queued", w, CoschedWebStats::queued)
+                    .strongReference(true)
+                    .description("Coroutine requests over the limit waiting for a slot")
+                    .register(registry);
             FunctionCounter.builder("cosched.web.shed", w, CoschedWebStats::shed)
-                    .description("Coroutine requests answered 503 because cosched.web.max-in-flight were running")
+                    .description("Coroutine requests shed at the in-flight limit (503, or 429, with Retry-After)")
+                    .register(registry);
+            FunctionCounter.builder("cosched.web.admission.queue.timeouts", w, CoschedWebStats::queueTimedOut)
+                    .description(
+                            "Of the shed coroutine requests, those that waited out cosched.web.admission.queue-timeout")
                     .register(registry);
             FunctionCounter.builder("cosched.web.shed.early", w, CoschedWebStats::shedEarly)
                     .description(

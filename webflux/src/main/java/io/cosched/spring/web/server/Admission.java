@@ -2,10 +2,15 @@ package io.cosched.spring.web.server;
 
 import io.cosched.IOManager;
 import io.cosched.Internal;
+import io.cosched.Timer;
+import java.time.Duration;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
+import org.springframework.http.HttpStatus;
 import org.springframework.web.server.ServerWebExchange;
 
 /**
@@ -13,20 +18,48 @@ import org.springframework.web.server.ServerWebExchange;
  * request's own coroutine, a hand-off of Spring's blocking execution): a slot is taken before the
  * coroutine starts and given back when its code has returned, or at once when it could not start;
  * what was shed and what started is counted. The slots are its own: the stats read how many are taken.
+ *
+ * <p>The limit is fixed, or follows the latency of what it admits ({@link GradientLimit}). A request over it may wait
+ * in a queue of bounded size for a bounded time ({@link AdmissionControl#withQueue}): a slot given back goes to the
+ * longest waiting one before any newcomer, and one whose time runs out is shed.
  */
 @Internal
 public final class Admission {
 
     private final IOManager io;
     private final AtomicInteger inFlight = new AtomicInteger();
-    private final RequestCounters counts = new RequestCounters(inFlight::get);
-    private final int limit;
+    private final AtomicInteger queued = new AtomicInteger();
+    private final Queue<Waiter> waiters = new ConcurrentLinkedQueue<>();
+    private final RequestCounters counts;
+    private final int fixedLimit;
+    private final @Nullable GradientLimit adaptive;
+    private final int queueSize;
+    private final Duration queueTimeout;
+    private final HttpStatus status;
     private final int retryAfterMaxSeconds;
 
-    Admission(IOManager io, int limit, int retryAfterMaxSeconds) {
+    Admission(IOManager io, AdmissionControl control) {
         this.io = io;
-        this.limit = limit;
-        this.retryAfterMaxSeconds = retryAfterMaxSeconds;
+        this.fixedLimit = control.limit();
+        this.adaptive = control.adaptive()
+                ? new GradientLimit(control.floor(), control.limit(), control.tolerance(), System.nanoTime())
+                : null;
+        this.queueSize = control.queueSize();
+        this.queueTimeout = control.queueTimeout();
+        this.status = control.status();
+        this.retryAfterMaxSeconds = control.retryAfterMaxSeconds();
+        this.counts = new RequestCounters(inFlight::get, this::limit, queued::get);
+    }
+
+    /** How many coroutine requests may hold a slot now. */
+    public int limit() {
+        GradientLimit a = adaptive;
+        return a == null ? fixedLimit : a.limit();
+    }
+
+    /** The status a shed request is answered with: 503, or 429 where so configured. */
+    public HttpStatus status() {
+        return status;
     }
 
     /** The longest {@link #retryAfterSeconds()} draws. */
@@ -47,45 +80,141 @@ public final class Admission {
         return counts;
     }
 
-    /**
-     * Takes a slot; false, counted and recorded as shed, when {@code limit} coroutine requests hold one
-     * already. {@code exchange}: the request, null for a hand-off of Spring's blocking execution.
-     */
-    boolean enter(@Nullable ServerWebExchange exchange) {
+    /** Takes a slot if one is free; nothing is counted. */
+    boolean tryEnter() {
         for (; ; ) {
             int n = inFlight.get();
-            if (n >= limit) {
-                break;
+            if (n >= limit()) {
+                return false;
             }
             if (inFlight.compareAndSet(n, n + 1)) {
                 return true;
             }
         }
-        counts.countShed();
-        WebEvents.shed(exchange, limit);
+    }
+
+    /**
+     * Takes a slot; false, counted and recorded as shed, when the limit is reached. {@code exchange}: the request,
+     * null for a hand-off of Spring's blocking execution (which never waits in the queue: its caller cannot be
+     * told later that it was shed).
+     */
+    boolean enter(@Nullable ServerWebExchange exchange) {
+        if (tryEnter()) {
+            return true;
+        }
+        shed(exchange);
         return false;
     }
 
-    /** Whether {@code limit} coroutine requests hold a slot now (a look, not a reservation). */
+    /** Counts and records a request shed at the limit. */
+    void shed(@Nullable ServerWebExchange exchange) {
+        counts.countShed();
+        WebEvents.shed(exchange, limit());
+    }
+
+    /**
+     * Queues a request the limit refused: {@code admitted} runs, holding a slot, on the thread that gave one back, or
+     * {@code timedOut} on a timer's thread once the queue timeout has passed (it is then counted as shed). Null, and
+     * nothing counted, when there is no queue or it is full.
+     */
+    @Nullable
+    Waiter queue(Runnable admitted, Runnable timedOut) {
+        for (; ; ) {
+            int q = queued.get();
+            if (q >= queueSize) {
+                return null;
+            }
+            if (queued.compareAndSet(q, q + 1)) {
+                break;
+            }
+        }
+        Waiter w = new Waiter(admitted);
+        w.timer = io.timers().addTimer(queueTimeout, () -> {
+            if (leave(w)) {
+                counts.countShed();
+                counts.countQueueTimedOut();
+                WebEvents.shed(null, limit());
+                timedOut.run();
+            }
+        });
+        waiters.add(w);
+        drain(); // a slot given back while it was being queued found no waiter
+        return w;
+    }
+
+    /** Takes {@code w} out of the queue (cancelled, or out of time); false when it was admitted first. */
+    boolean leave(Waiter w) {
+        if (!w.compareAndSet(Waiter.WAITING, Waiter.LEFT)) {
+            return false;
+        }
+        queued.decrementAndGet();
+        Timer t = w.timer;
+        if (t != null) {
+            t.cancel();
+        }
+        return true; // it stays in `waiters` until a drain reaches it and passes it by
+    }
+
+    /**
+     * Hands free slots to the waiters in arrival order. Both sides call it after their change (a waiter once queued, a
+     * slot once given back), so that a free slot and a waiting request never miss each other.
+     */
+    private void drain() {
+        while (!waiters.isEmpty() && tryEnter()) {
+            Waiter w = waiters.poll();
+            if (w == null || !w.compareAndSet(Waiter.WAITING, Waiter.ADMITTED)) {
+                inFlight.decrementAndGet(); // nobody (left) to give it to
+                continue;
+            }
+            queued.decrementAndGet();
+            Timer t = w.timer;
+            if (t != null) {
+                t.cancel();
+            }
+            w.admitted.run();
+        }
+    }
+
+    /** Whether a request arriving now would be shed: the limit is reached and the queue full (a look). */
     public boolean full() {
-        return inFlight.get() >= limit;
+        return inFlight.get() >= limit() && queued.get() >= queueSize;
     }
 
     /** Counts and records a request shed before WebFlux saw it ({@code EarlyShedding}), as its request line says. */
     public void shedEarly(String method, String uri) {
         counts.countShed();
         counts.countShedEarly();
-        WebEvents.shedEarly(method, uri, limit);
+        WebEvents.shedEarly(method, uri, limit());
     }
 
-    /** What a shed request fails with (answered 503). */
+    /** What a request shed at the limit fails with. */
     CoroutineRejectedException rejection() {
-        return new CoroutineRejectedException(limit);
+        return new CoroutineRejectedException(status, limitDescription());
     }
 
-    /** The body of the 503 a shed request is answered with: RFC 9457 problem details, as WebFlux's answer is. */
+    /** What a request that waited out the queue timeout fails with. */
+    CoroutineRejectedException queueTimeout() {
+        return new CoroutineRejectedException(
+                status,
+                "no slot within cosched.web.admission.queue-timeout (" + queueTimeout.toMillis() + " ms; "
+                        + limitDescription() + ")");
+    }
+
+    private String limitDescription() {
+        return adaptive == null
+                ? "too many requests in flight (cosched.web.max-in-flight: " + fixedLimit + ")"
+                : "too many requests in flight (adaptive limit now: " + limit() + ")";
+    }
+
+    /**
+     * The body of the answer to a shed request, made once for every request shed before WebFlux: RFC 9457 problem
+     * details, as WebFlux's answer is; without the adaptive limit's value of the moment.
+     */
     public String rejectionProblem() {
-        return UnavailableResponses.problem(rejection().getMessage());
+        String detail = adaptive == null
+                ? limitDescription()
+                : "too many requests in flight (cosched.web.admission.limit: adaptive)";
+        return UnavailableResponses.problem(status, detail);
     }
 
     /**
@@ -116,10 +245,11 @@ public final class Admission {
             throw rejection();
         }
         Runnable body = () -> {
+            long began = System.nanoTime();
             try {
                 task.run();
             } finally {
-                exit();
+                exit(began);
             }
         };
         start(() -> {
@@ -128,8 +258,44 @@ public final class Admission {
         });
     }
 
-    /** Gives a slot back: the coroutine's code has returned. */
+    /** Gives a slot back without a latency sample: the coroutine never ran, or it streamed. */
     void exit() {
         inFlight.decrementAndGet();
+        if (queueSize > 0 && !waiters.isEmpty()) {
+            drain();
+        }
+    }
+
+    /** Gives a slot back: the code of a request admitted at {@code admittedNanos} has returned. */
+    void exit(long admittedNanos) {
+        GradientLimit a = adaptive;
+        if (a != null) {
+            long now = System.nanoTime();
+            if (a.sample(now - admittedNanos, inFlight.get(), now) && queueSize > 0) {
+                drain(); // the limit grew
+            }
+        }
+        exit();
+    }
+
+    /** A request waiting in the queue. */
+    @SuppressWarnings("serial") // never serialized: its state word, without an object of its own
+    static final class Waiter extends AtomicInteger {
+        static final int WAITING = 0;
+        static final int ADMITTED = 1;
+        static final int LEFT = 2;
+
+        final Runnable admitted;
+        volatile @Nullable Timer timer;
+
+        Waiter(Runnable admitted) {
+            this.admitted = admitted;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Admission[inFlight=" + inFlight.get() + ", limit=" + limit() + ", queued=" + queued.get() + "/"
+                + queueSize + (adaptive == null ? "" : ", " + adaptive) + "]";
     }
 }

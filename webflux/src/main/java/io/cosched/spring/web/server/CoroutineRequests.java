@@ -80,12 +80,33 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
             boolean annotatedOnly,
             StreamLimits streams,
             Duration retryAfterMax) {
-        this.io = io;
-        this.admission = new Admission(
+        this(
                 io,
-                maxInFlight == null ? Integer.MAX_VALUE : Arguments.positive("maxInFlight", maxInFlight),
-                retryAfterSeconds(retryAfterMax));
-        this.services = new RequestServices(io, admission, admission.counts());
+                timeout,
+                AdmissionControl.fixed(maxInFlight).withRetryAfterMax(retryAfterMax),
+                cancelOnDisconnect,
+                annotatedOnly,
+                streams);
+    }
+
+    /**
+     * @param io                 whose loops serve the requests and carry their coroutines
+     * @param timeout            how long a handler may take before it is interrupted and 503 answered; null for no limit
+     * @param admission          the in-flight limit, the queue over it and how a shed request is answered
+     * @param cancelOnDisconnect whether a request Spring cancels (client gone) interrupts its handler
+     * @param annotatedOnly      only handlers marked {@link io.cosched.spring.web.RunAsCoroutine}, or every blocking one
+     * @param streams            the limits of a request once it streams its body or its response
+     */
+    public CoroutineRequests(
+            IOManager io,
+            @Nullable Duration timeout,
+            AdmissionControl admission,
+            boolean cancelOnDisconnect,
+            boolean annotatedOnly,
+            StreamLimits streams) {
+        this.io = io;
+        this.admission = new Admission(io, admission);
+        this.services = new RequestServices(io, this.admission, this.admission.counts());
         this.policy = new RequestPolicy(
                 timeout == null ? null : Arguments.positive("timeout", timeout),
                 cancelOnDisconnect,
@@ -172,13 +193,6 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
         return admission;
     }
 
-    private static int retryAfterSeconds(Duration max) {
-        if (max.compareTo(Duration.ofSeconds(1)) < 0 || max.compareTo(Duration.ofHours(1)) > 0) {
-            throw new IllegalArgumentException("retryAfterMax: " + max + " (expected: from 1 s to 1 h)");
-        }
-        return (int) max.toSeconds();
-    }
-
     /** Answers timed-out and shed requests with 503; ordered ahead of Spring Boot's error handler. */
     public WebExceptionHandler exceptionHandler() {
         return exceptionHandler(HttpStatus.SERVICE_UNAVAILABLE);
@@ -192,7 +206,7 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
         if (timeoutStatus != HttpStatus.SERVICE_UNAVAILABLE && timeoutStatus != HttpStatus.GATEWAY_TIMEOUT) {
             throw new IllegalArgumentException("timeoutStatus: " + timeoutStatus + " (must be 503 or 504)");
         }
-        return new UnavailableResponses(timeoutStatus, admission::retryAfterSeconds);
+        return new UnavailableResponses(timeoutStatus, admission.status(), admission::retryAfterSeconds);
     }
 
     /**

@@ -83,7 +83,9 @@ final class InFlightRequest<T> implements CoreSubscriber<T>, Subscription, Execu
     // straight from the coroutine
     private final CoroutineRequests.@Nullable Loop loop;
     private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
-    private final long admittedNanos = System.nanoTime();
+    // when it took its slot: set before its coroutine starts, read by it and by the timers the start arms
+    private volatile long admittedNanos = System.nanoTime();
+    private volatile Admission.@Nullable Waiter waiter; // while it waits in the admission queue
 
     @SuppressWarnings("unused") // through STATE
     private volatile int state;
@@ -119,15 +121,48 @@ final class InFlightRequest<T> implements CoreSubscriber<T>, Subscription, Execu
         this.loop = loop;
     }
 
-    /** Admits the request and starts its coroutine; called once, by the subscribing thread. */
+    /**
+     * Admits the request and starts its coroutine, queues it, or sheds it; called once, by the subscribing thread.
+     */
     void start() {
         actual.onSubscribe(this);
-        if (!services.admission().enter(exchange)) {
-            if (terminate()) {
-                actual.onError(services.admission().rejection());
-            }
+        Admission admission = services.admission();
+        if (admission.tryEnter()) {
+            begin(false);
             return;
         }
+        waiter = admission.queue(() -> begin(true), this::queueTimedOut);
+        if (waiter == null) {
+            admission.shed(exchange);
+            if (terminate()) {
+                actual.onError(admission.rejection());
+            }
+        } else if (((int) STATE.getVolatile(this) & TERMINATED) != 0) {
+            leaveQueue(); // cancelled while it was being queued
+        }
+    }
+
+    /** It waited in the admission queue for as long as it may (the admission has counted it as shed). */
+    private void queueTimedOut() {
+        if (terminate()) {
+            actual.onError(services.admission().queueTimeout());
+        }
+    }
+
+    /** Cancelled while queued: it leaves the queue, or, admitted meanwhile, its coroutine sees the interrupt wanted. */
+    private void leaveQueue() {
+        Admission.Waiter w = waiter;
+        if (w != null) {
+            services.admission().leave(w);
+        }
+    }
+
+    /**
+     * Starts the coroutine of the admitted request: from the subscribing thread, or ({@code queued}) from the thread
+     * that gave back the slot it waited for.
+     */
+    private void begin(boolean queued) {
+        admittedNanos = System.nanoTime();
         CoroutineRequests.Loop l = loop;
         int home = l == null || l.loop().inEventLoop() ? -1 : l.index(); // the connection's loop, when not on it
         boolean onLoop = home < 0;
@@ -141,7 +176,9 @@ final class InFlightRequest<T> implements CoreSubscriber<T>, Subscription, Execu
             } else {
                 // back to the connection's loop: one hand-off, where the subscribing thread's loop
                 // (if any) would keep the coroutine and its I/O away from the connection for good
-                services.counts().countOffLoop();
+                if (!queued) { // a queued one is started by the coroutine that gave its slot back, on any loop
+                    services.counts().countOffLoop();
+                }
                 started = services.admission()
                         .start(() -> services.io().spawnOn(home, () -> {
                             armDeadline(); // from the loop, as when Spring subscribes there
@@ -366,6 +403,7 @@ final class InFlightRequest<T> implements CoreSubscriber<T>, Subscription, Execu
                             ? "its handler is interrupted"
                             : "its handler runs on (cosched.web.cancel-on-disconnect=false)"));
         }
+        leaveQueue();
         if (interrupt) {
             interrupt();
         }
@@ -502,7 +540,11 @@ final class InFlightRequest<T> implements CoreSubscriber<T>, Subscription, Execu
         if (limit != null) {
             limit.cancel();
         }
-        services.admission().exit();
+        if (streamed || ((int) STATE.getVolatile(this) & STREAMING) != 0) {
+            services.admission().exit(); // a stream's length says nothing of how fast requests are served
+        } else {
+            services.admission().exit(admittedNanos);
+        }
     }
 
     private void cancelDeadline() {

@@ -6,21 +6,41 @@ import java.util.function.IntSupplier;
 
 /**
  * The counts behind {@link CoschedWebStats}: written by the request path of this package only, read through the
- * interface by everyone else. Requests in flight are {@link Admission}'s slots, read from it.
+ * interface by everyone else. Requests in flight, the limit and the queue are {@link Admission}'s, read from it.
  */
 final class RequestCounters implements CoschedWebStats {
 
     private final IntSupplier inFlight;
+    private final IntSupplier limit;
+    private final IntSupplier queued;
     private final LongAdder timedOut = new LongAdder();
     private final LongAdder shed = new LongAdder();
     private final LongAdder shedEarly = new LongAdder();
+    private final LongAdder queueTimedOut = new LongAdder();
     private final LongAdder cancelled = new LongAdder();
     private final LongAdder coroutines = new LongAdder();
     private final LongAdder inlined = new LongAdder();
     private final LongAdder offLoop = new LongAdder();
 
-    RequestCounters(IntSupplier inFlight) {
+    RequestCounters(IntSupplier inFlight, IntSupplier limit, IntSupplier queued) {
         this.inFlight = inFlight;
+        this.limit = limit;
+        this.queued = queued;
+    }
+
+    @Override
+    public int limit() {
+        return limit.getAsInt();
+    }
+
+    @Override
+    public int queued() {
+        return queued.getAsInt();
+    }
+
+    @Override
+    public long queueTimedOut() {
+        return queueTimedOut.sum();
     }
 
     @Override
@@ -71,6 +91,10 @@ final class RequestCounters implements CoschedWebStats {
         shed.increment();
     }
 
+    void countQueueTimedOut() {
+        queueTimedOut.increment();
+    }
+
     void countShedEarly() {
         shedEarly.increment();
     }
@@ -93,7 +117,8 @@ final class RequestCounters implements CoschedWebStats {
 
     @Override
     public String toString() {
-        return "CoschedWebStats[inFlight=" + inFlight() + ", timedOut=" + timedOut() + ", shed=" + shed()
+        return "CoschedWebStats[inFlight=" + inFlight() + ", limit=" + limit() + ", queued=" + queued()
+                + ", queueTimedOut=" + queueTimedOut() + ", timedOut=" + timedOut() + ", shed=" + shed()
                 + ", shedEarly=" + shedEarly()
                 + ", cancelled=" + cancelled() + ", coroutinesStarted=" + coroutinesStarted() + ", inlined=" + inlined()
                 + ", offLoop=" + offLoop() + "]";

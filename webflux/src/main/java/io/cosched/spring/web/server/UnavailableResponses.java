@@ -18,7 +18,8 @@ import reactor.core.publisher.Mono;
 /**
  * Answers a coroutine request that timed out or was shed: 503 Service Unavailable with a
  * problem-detail body, plus {@code Retry-After} when shed (1 s, or drawn from 1 s to
- * {@code cosched.web.retry-after-max}); a timed-out one with 504 Gateway Timeout
+ * {@code cosched.web.retry-after-max}; 429 Too Many Requests instead of 503 where {@code cosched.web.admission.status}
+ * says so); a timed-out one with 504 Gateway Timeout
  * instead where so configured ({@code cosched.web.request-timeout-status}). A streamed request that ran past its time
  * limit while nothing had been sent yet is answered the same way. So is a request whose handler was
  * refused work for want of capacity and let the refusal out, a {@link RejectedExecutionException}: Spring's
@@ -32,10 +33,12 @@ final class UnavailableResponses implements WebExceptionHandler, Ordered {
     static final int ORDER = -2;
 
     private final HttpStatus timeoutStatus;
+    private final HttpStatus shedStatus;
     private final IntSupplier retryAfterSeconds;
 
-    UnavailableResponses(HttpStatus timeoutStatus, IntSupplier retryAfterSeconds) {
+    UnavailableResponses(HttpStatus timeoutStatus, HttpStatus shedStatus, IntSupplier retryAfterSeconds) {
         this.timeoutStatus = timeoutStatus;
+        this.shedStatus = shedStatus;
         this.retryAfterSeconds = retryAfterSeconds;
     }
 
@@ -59,7 +62,9 @@ final class UnavailableResponses implements WebExceptionHandler, Ordered {
             return Mono.error(error); // not ours, or too late for a status: let the connection end
         }
         boolean shed = error instanceof CoroutineRejectedException || refused;
-        HttpStatus status = shed ? HttpStatus.SERVICE_UNAVAILABLE : timeoutStatus;
+        HttpStatus status = error instanceof CoroutineRejectedException rejected
+                ? rejected.status()
+                : shed ? shedStatus : timeoutStatus;
         response.setStatusCode(status);
         HttpHeaders headers = response.getHeaders();
         headers.setContentType(MediaType.APPLICATION_PROBLEM_JSON);
@@ -76,12 +81,8 @@ final class UnavailableResponses implements WebExceptionHandler, Ordered {
         return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
     }
 
-    /** The problem-detail body of a 503 (RFC 9457); {@code detail} is cosched's own message, no user input. */
-    static String problem(@Nullable String detail) {
-        return problem(HttpStatus.SERVICE_UNAVAILABLE, detail);
-    }
-
-    private static String problem(HttpStatus status, @Nullable String detail) {
+    /** A problem-detail body (RFC 9457); {@code detail} is cosched's own message, no user input. */
+    static String problem(HttpStatus status, @Nullable String detail) {
         return "{\"type\":\"about:blank\",\"title\":\"" + status.getReasonPhrase() + "\",\"status\":" + status.value()
                 + ",\"detail\":\"" + detail + "\"}";
     }

@@ -36,9 +36,9 @@ import org.springframework.web.reactive.HandlerMapping;
 import reactor.netty.NettyPipeline;
 
 /**
- * Sheds coroutine requests before WebFlux: while {@code cosched.web.max-in-flight} coroutine
- * requests run, an HTTP/1.1 request that {@link ShedRoutes surely} goes to a coroutine handler is
- * answered 503 with {@code Retry-After} (1, or drawn up to {@code cosched.web.retry-after-max}) by a Netty handler right behind the HTTP codec, with a
+ * Sheds coroutine requests before WebFlux: while the in-flight limit is reached (and the admission queue,
+ * if any, is full), an HTTP/1.1 request that {@link ShedRoutes surely} goes to a coroutine handler is
+ * answered 503 (or 429, {@code cosched.web.admission.status}) with {@code Retry-After} (1, or drawn up to {@code cosched.web.retry-after-max}) by a Netty handler right behind the HTTP codec, with a
  * response made once. It never reaches Reactor Netty's request handling, WebFlux's exchange, the
  * filters or the handler lookup, whose cost a request shed after them still paid (7,800 of them a
  * second took the CPU of the requests let in). Counted as shed, as before.
@@ -57,6 +57,7 @@ public final class EarlyShedding {
 
     private final Admission admission;
     private final CoroutineRequests requests;
+    private final HttpResponseStatus status;
     private final ByteBuf body;
     // read-only once made, shared by every connection: the encoder changes no header of a 503. One of each per
     // Retry-After value (index: seconds - 1)
@@ -69,6 +70,7 @@ public final class EarlyShedding {
     public EarlyShedding(CoroutineRequests requests) {
         this.admission = requests.admission();
         this.requests = requests;
+        this.status = HttpResponseStatus.valueOf(admission.status().value());
         byte[] bytes = admission.rejectionProblem().getBytes(StandardCharsets.UTF_8);
         this.body = Unpooled.unreleasableBuffer(Unpooled.wrappedBuffer(bytes).asReadOnly());
         int values = admission.retryAfterMaxSeconds();
@@ -105,7 +107,7 @@ public final class EarlyShedding {
         routes = read;
         if (!read.anyCoroutine()) {
             LOG.info(
-                    "cosched: no route surely runs as a coroutine; requests over cosched.web.max-in-flight are shed by WebFlux");
+                    "cosched: no route surely runs as a coroutine; requests over the in-flight limit are shed by WebFlux");
         }
     }
 
@@ -168,12 +170,8 @@ public final class EarlyShedding {
             HttpHeaders[] byRetryAfter =
                     !keepAlive ? closeHeaders : version.isKeepAliveDefault() ? keepAliveHeaders : keepAlive10Headers;
             HttpHeaders headers = byRetryAfter[admission.retryAfterSeconds() - 1];
-            FullHttpResponse response = new DefaultFullHttpResponse(
-                    version,
-                    HttpResponseStatus.SERVICE_UNAVAILABLE,
-                    body.duplicate(),
-                    headers,
-                    EmptyHttpHeaders.INSTANCE);
+            FullHttpResponse response =
+                    new DefaultFullHttpResponse(version, status, body.duplicate(), headers, EmptyHttpHeaders.INSTANCE);
             if (keepAlive) {
                 ctx.writeAndFlush(response, ctx.voidPromise());
             } else {

@@ -64,7 +64,7 @@ class InFlightRequestTest {
         return requests;
     }
 
-    private static <T> Outcome<T> subscribe(CoroutineRequests requests, Function<Executor, Mono<T>> handling) {
+    static <T> Outcome<T> subscribe(CoroutineRequests requests, Function<Executor, Mono<T>> handling) {
         Outcome<T> outcome = new Outcome<>();
         requests.run(MockServerWebExchange.from(MockServerHttpRequest.get("/orders/7")), handling)
                 .subscribe(outcome);
@@ -237,7 +237,8 @@ class InFlightRequestTest {
         assertThat(remaining).isLessThanOrEqualTo(Duration.ofMillis(29_950)).isGreaterThan(Duration.ofSeconds(20));
         assertThat(scopes.remainingTime()).as("outside any request").isNull();
         // a request without a timeout gives its scopes none
-        CoroutineRequests unlimited = new CoroutineRequests(io, null, null, true, false, StreamLimits.DEFAULT);
+        CoroutineRequests unlimited =
+                new CoroutineRequests(io, null, AdmissionControl.fixed(null), true, false, StreamLimits.DEFAULT);
         Outcome<String> none =
                 subscribe(unlimited, executor -> Mono.fromCallable(() -> String.valueOf(scopes.remainingTime())));
         none.subscription().request(1);

@@ -51,6 +51,21 @@ class SheddingReadinessTest {
         }
 
         @Override
+        public int limit() {
+            return 100;
+        }
+
+        @Override
+        public int queued() {
+            return 0;
+        }
+
+        @Override
+        public long queueTimedOut() {
+            return 0;
+        }
+
+        @Override
         public long cancelled() {
             return 0;
         }

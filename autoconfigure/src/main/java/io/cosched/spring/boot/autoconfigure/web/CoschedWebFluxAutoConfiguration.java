@@ -22,7 +22,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
@@ -154,11 +153,10 @@ public final class CoschedWebFluxAutoConfiguration {
             return new CoroutineRequests(
                     io,
                     web.getRequestTimeout(),
-                    web.getMaxInFlight(),
+                    web.admissionControl(),
                     web.isCancelOnDisconnect(),
                     web.getMode() == CoschedWebProperties.Mode.ANNOTATED,
-                    web.getStream().limits(),
-                    web.getRetryAfterMax());
+                    web.getStream().limits());
         }
 
         /** The numbers the endpoint, the meters and readiness read: counted by the requests, read-only. */
@@ -184,13 +182,13 @@ public final class CoschedWebFluxAutoConfiguration {
         }
 
         /**
-         * Sheds coroutine requests over {@code cosched.web.max-in-flight} in each connection's pipeline,
+         * Sheds coroutine requests over the in-flight limit (max-in-flight, or an adaptive one) in each connection's pipeline,
          * before WebFlux ({@code cosched.web.shed-before-webflux}); the routes are read from the handler
          * mappings once every singleton exists, before the server starts.
          */
         @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
         @ConditionalOnClass(NettyServerCustomizer.class)
-        @ConditionalOnProperty(name = "cosched.web.max-in-flight")
+        @Conditional(OnInFlightLimitCondition.class)
         @ConditionalOnBooleanProperty(name = "cosched.web.shed-before-webflux", matchIfMissing = true)
         static final class EarlySheddingConfiguration {
 

@@ -1,10 +1,12 @@
 package io.cosched.spring.boot.autoconfigure.web;
 
 import io.cosched.Arguments;
+import io.cosched.spring.web.server.AdmissionControl;
 import io.cosched.spring.web.server.StreamLimits;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.http.HttpStatus;
 
 /**
  * The {@code cosched.web.*} properties: blocking WebFlux handlers as coroutines. Every value is checked when it is
@@ -25,7 +27,11 @@ public class CoschedWebProperties {
      */
     private int requestTimeoutStatus = 503;
 
-    /** How many coroutine requests may run at once; beyond it new ones are answered at once with 503 and Retry-After. No limit by default. */
+    /**
+     * How many coroutine requests may run at once; beyond it new ones are answered at once with 503 and Retry-After
+     * (or wait in the admission queue). No limit by default. With admission.limit=adaptive, the adaptive limit's
+     * ceiling (1000 when unset).
+     */
     private @Nullable Integer maxInFlight;
 
     /**
@@ -55,6 +61,9 @@ public class CoschedWebProperties {
 
     /** Requests that read their body as a stream, or answer with one. */
     private final Stream stream = new Stream();
+
+    /** How coroutine requests are admitted: the kind of in-flight limit, the queue over it, the status of a shed one. */
+    private final Admission admission = new Admission();
 
     public Mode getMode() {
         return mode;
@@ -133,6 +142,34 @@ public class CoschedWebProperties {
 
     public Stream getStream() {
         return stream;
+    }
+
+    public Admission getAdmission() {
+        return admission;
+    }
+
+    /** As the web module takes them. */
+    public AdmissionControl admissionControl() {
+        AdmissionControl control;
+        if (admission.limit == AdmissionLimit.ADAPTIVE) {
+            int ceiling = maxInFlight == null ? AdmissionControl.DEFAULT_ADAPTIVE_CEILING : maxInFlight;
+            try {
+                control = AdmissionControl.adaptive(admission.minLimit, ceiling, admission.tolerance);
+            } catch (IllegalArgumentException e) { // "min-limit: 0 (expected: > 0)": the property's own name
+                String message = e.getMessage();
+                throw new IllegalArgumentException(
+                        message != null && message.startsWith("max-limit")
+                                ? "max-in-flight: " + ceiling + " (expected: >= cosched.web.admission.min-limit, "
+                                        + admission.minLimit + ", with cosched.web.admission.limit=adaptive)"
+                                : "cosched.web.admission." + message,
+                        e);
+            }
+        } else {
+            control = AdmissionControl.fixed(maxInFlight);
+        }
+        return control.withQueue(admission.queueSize, admission.queueTimeout)
+                .withStatus(HttpStatus.valueOf(admission.status))
+                .withRetryAfterMax(retryAfterMax);
     }
 
     /**
@@ -230,6 +267,96 @@ public class CoschedWebProperties {
         public void setHold(Duration hold) {
             this.hold = hold;
         }
+    }
+
+    /** How coroutine requests are admitted ({@code cosched.web.admission.*}). */
+    public static class Admission {
+
+        /**
+         * The kind of in-flight limit: fixed (max-in-flight, or none) or adaptive (follows the latency of the requests
+         * it admits, between min-limit and max-in-flight, or 1000 when max-in-flight is unset).
+         */
+        private AdmissionLimit limit = AdmissionLimit.FIXED;
+
+        /** The lowest an adaptive limit goes: at least what the backend serves at once (its connection pool's size). */
+        private int minLimit = 10;
+
+        /** How many times slower than its baseline the latency may get before an adaptive limit shrinks; > 1. */
+        private double tolerance = 2.0;
+
+        /** How many requests over the limit may wait for a slot; 0: none wait, they are shed at once. */
+        private int queueSize;
+
+        /** How long a request may wait in the queue before it is shed. */
+        private Duration queueTimeout = Duration.ofMillis(100);
+
+        /** The status of a shed request: 503 (Service Unavailable) or 429 (Too Many Requests); both with Retry-After. */
+        private int status = 503;
+
+        public AdmissionLimit getLimit() {
+            return limit;
+        }
+
+        public void setLimit(AdmissionLimit limit) {
+            this.limit = limit;
+        }
+
+        public int getMinLimit() {
+            return minLimit;
+        }
+
+        public void setMinLimit(int minLimit) {
+            this.minLimit = Arguments.positive("admission.min-limit", minLimit);
+        }
+
+        public double getTolerance() {
+            return tolerance;
+        }
+
+        public void setTolerance(double tolerance) {
+            if (!(tolerance > 1 && tolerance <= 100)) {
+                throw new IllegalArgumentException("admission.tolerance: " + tolerance + " (expected: > 1 and <= 100)");
+            }
+            this.tolerance = tolerance;
+        }
+
+        public int getQueueSize() {
+            return queueSize;
+        }
+
+        public void setQueueSize(int queueSize) {
+            if (queueSize < 0) {
+                throw new IllegalArgumentException("admission.queue-size: " + queueSize + " (expected: >= 0)");
+            }
+            this.queueSize = queueSize;
+        }
+
+        public Duration getQueueTimeout() {
+            return queueTimeout;
+        }
+
+        public void setQueueTimeout(Duration queueTimeout) {
+            this.queueTimeout = Arguments.positive("admission.queue-timeout", queueTimeout);
+        }
+
+        public int getStatus() {
+            return status;
+        }
+
+        public void setStatus(int status) {
+            if (status != 503 && status != 429) {
+                throw new IllegalArgumentException("admission.status: " + status + " (must be 503 or 429)");
+            }
+            this.status = status;
+        }
+    }
+
+    /** The kind of in-flight limit. */
+    public enum AdmissionLimit {
+        /** cosched.web.max-in-flight, or none when it is unset. */
+        FIXED,
+        /** Follows the latency of the requests it admits, between admission.min-limit and max-in-flight. */
+        ADAPTIVE
     }
 
     /** Which WebFlux handlers run as coroutines. */

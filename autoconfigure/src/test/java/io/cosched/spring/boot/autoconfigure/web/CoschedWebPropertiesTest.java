@@ -1,8 +1,10 @@
 package io.cosched.spring.boot.autoconfigure.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cosched.spring.boot.autoconfigure.StartupFailures;
+import io.cosched.spring.web.server.AdmissionControl;
 import io.cosched.spring.web.server.StreamLimits;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -29,6 +31,80 @@ class CoschedWebPropertiesTest {
         assertThat(p.getRetryAfterMax()).isEqualTo(java.time.Duration.ofSeconds(1));
         assertThat(p.isInlineSessions()).isTrue();
         assertThat(p.getStream().limits()).isEqualTo(StreamLimits.DEFAULT);
+        assertThat(p.getAdmission().getLimit()).isEqualTo(CoschedWebProperties.AdmissionLimit.FIXED);
+        assertThat(p.admissionControl())
+                .hasToString(AdmissionControl.fixed(null).toString())
+                .hasToString("AdmissionControl[limit=none, queue=0 for PT0.1S, status=503, retryAfterMax=PT1S]");
+    }
+
+    @Test
+    void anAdaptiveLimitRangesFromItsFloorToMaxInFlightOrAThousand() {
+        new ApplicationContextRunner()
+                .withUserConfiguration(WebProperties.class)
+                .withPropertyValues(
+                        "cosched.web.admission.limit=adaptive",
+                        "cosched.web.admission.min-limit=12",
+                        "cosched.web.admission.tolerance=1.5",
+                        "cosched.web.admission.queue-size=20",
+                        "cosched.web.admission.queue-timeout=250ms",
+                        "cosched.web.admission.status=429")
+                .run(context -> assertThat(
+                                context.getBean(CoschedWebProperties.class).admissionControl())
+                        .hasToString("AdmissionControl[limit=adaptive 12..1000 (tolerance 1.5), queue=20 for PT0.25S,"
+                                + " status=429, retryAfterMax=PT1S]"));
+        new ApplicationContextRunner()
+                .withUserConfiguration(WebProperties.class)
+                .withPropertyValues("cosched.web.admission.limit=adaptive", "cosched.web.max-in-flight=300")
+                .run(context -> assertThat(
+                                context.getBean(CoschedWebProperties.class).admissionControl())
+                        .hasToString("AdmissionControl[limit=adaptive 10..300 (tolerance 2.0), queue=0 for PT0.1S,"
+                                + " status=503, retryAfterMax=PT1S]"));
+    }
+
+    @Test
+    void failsToStartOnBadAdmissionSettings(CapturedOutput output) {
+        assertStartupFails(
+                output,
+                "cosched.web.admission.status=500",
+                "Property: cosched.web.admission.status",
+                "admission.status: 500 (must be 503 or 429)");
+        assertStartupFails(
+                output,
+                "cosched.web.admission.min-limit=0",
+                "Property: cosched.web.admission.min-limit",
+                "admission.min-limit: 0 (expected: > 0)");
+        assertStartupFails(
+                output,
+                "cosched.web.admission.tolerance=1",
+                "Property: cosched.web.admission.tolerance",
+                "admission.tolerance: 1.0 (expected: > 1 and <= 100)");
+        assertStartupFails(
+                output,
+                "cosched.web.admission.queue-size=-1",
+                "Property: cosched.web.admission.queue-size",
+                "admission.queue-size: -1 (expected: >= 0)");
+        assertStartupFails(
+                output,
+                "cosched.web.admission.queue-timeout=0s",
+                "Property: cosched.web.admission.queue-timeout",
+                "admission.queue-timeout: PT0S (expected: > 0)");
+        assertStartupFails(
+                output,
+                "cosched.web.admission.limit=sometimes",
+                "Property: cosched.web.admission.limit",
+                "FIXED",
+                "ADAPTIVE");
+    }
+
+    @Test
+    void anAdaptiveLimitWhoseCeilingIsBelowItsFloorIsRefusedNamingBoth() {
+        CoschedWebProperties p = new CoschedWebProperties();
+        p.getAdmission().setLimit(CoschedWebProperties.AdmissionLimit.ADAPTIVE);
+        p.getAdmission().setMinLimit(50);
+        p.setMaxInFlight(20);
+        assertThatThrownBy(p::admissionControl)
+                .hasMessage("max-in-flight: 20 (expected: >= cosched.web.admission.min-limit, 50, with"
+                        + " cosched.web.admission.limit=adaptive)");
     }
 
     @Test
