@@ -19,6 +19,7 @@
 #   cosched             cosched with cosched.shutdown.delay=3s (HAProxy needs 2 failed checks a second apart to
 #                       take an instance out) and the shedding readiness contributor
 #   cosched-no-delay    the same with cosched.shutdown.delay=0 (what a deployment without it gets)
+#   cosched-adaptive    cosched with the adaptive limit (floor 12 for the pool of 10, ceiling max-in-flight=100)
 #   virtual-threads     Spring's virtual threads, cosched off (the reference: Spring Boot's graceful shutdown)
 # Per event: sent, 2xx, failed by status and by client error, p99 during it against the 15 s before it, and how
 # long until HAProxy had the instance back. Results: benchmarks/results/fleet-<timestamp>/ (summary.md, the
@@ -63,6 +64,7 @@ cosched_args=(--$readiness_cosched --cosched.web.request-timeout-status=504 --co
 all_variants=(
   "cosched|--add-opens java.base/java.lang=ALL-UNNAMED|${cosched_args[*]} --cosched.shutdown.delay=3s"
   "cosched-no-delay|--add-opens java.base/java.lang=ALL-UNNAMED|${cosched_args[*]} --cosched.shutdown.delay=0s"
+  "cosched-adaptive|--add-opens java.base/java.lang=ALL-UNNAMED|${cosched_args[*]} --cosched.shutdown.delay=3s --cosched.web.admission.limit=adaptive --cosched.web.admission.min-limit=12"
   "virtual-threads||--cosched.enabled=false --management.endpoint.health.group.readiness.include=readinessState"
 )
 picked=$(bench_pick FLEET_VARIANTS "${FLEET_VARIANTS-}" "${all_variants[@]}") || exit 1

@@ -24,6 +24,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -115,6 +116,7 @@ class StreamingServiceTest {
                 Executors.newThreadPerTaskExecutor(Thread.ofPlatform().factory());
         List<Future<Long>> read = new ArrayList<>();
         CountDownLatch allRead = new CountDownLatch(clients);
+        Semaphore begun = new Semaphore(0);
         CountDownLatch mayClose = new CountDownLatch(1);
         long heapAtStart = -1;
         try {
@@ -125,6 +127,7 @@ class StreamingServiceTest {
                     try (Events events =
                             new Events(port, "/api/accounts/" + account + "/balance-events?everyMs=1", USER)) {
                         assertThat(events.status).isEqualTo(200);
+                        begun.release();
                         long last = 0;
                         for (int s = 0; s < seconds; s++) {
                             long id = events.nextId();
@@ -137,6 +140,13 @@ class StreamingServiceTest {
                         return last;
                     }
                 }));
+                // the clients arrive one after another, each once the previous stream has begun, as remote clients
+                // arrive: opened all at once, 200 producers fill their write windows together (a query an event,
+                // hundreds of events each), and on two cores a stream opened last once waited past the request timeout
+                // for its producer to start (503, in fallback mode, where the 200 share the JDK's two carriers)
+                assertThat(begun.tryAcquire(30, TimeUnit.SECONDS))
+                        .as("stream %d began", c)
+                        .isTrue();
                 if (c == clients - 1) {
                     await(() -> stats.inFlight() == clients, () -> "in flight " + stats);
                     heapAtStart = liveHeap();
