@@ -115,10 +115,10 @@ public final class Admission {
     /**
      * Queues a request the limit refused: {@code admitted} runs, holding a slot, on the thread that gave one back, or
      * {@code timedOut} on a timer's thread once the queue timeout has passed (it is then counted as shed). Null, and
-     * nothing counted, when there is no queue or it is full.
+     * nothing counted, when there is no queue, it is full, or no timer can be armed (the IOManager is stopping).
      */
     @Nullable
-    Waiter queue(Runnable admitted, Runnable timedOut) {
+    Waiter queue(ServerWebExchange exchange, Runnable admitted, Runnable timedOut) {
         for (; ; ) {
             int q = queued.get();
             if (q >= queueSize) {
@@ -129,14 +129,19 @@ public final class Admission {
             }
         }
         Waiter w = new Waiter(admitted);
-        w.timer = io.timers().addTimer(queueTimeout, () -> {
-            if (leave(w)) {
-                counts.countShed();
-                counts.countQueueTimedOut();
-                WebEvents.shed(null, limit());
-                timedOut.run();
-            }
-        });
+        try {
+            w.timer = io.timers().addTimer(queueTimeout, () -> {
+                if (leave(w)) {
+                    counts.countShed();
+                    counts.countQueueTimedOut();
+                    WebEvents.shed(exchange, limit());
+                    timedOut.run();
+                }
+            });
+        } catch (RuntimeException stopping) { // no timer to bound its wait: it is not queued
+            queued.decrementAndGet();
+            return null;
+        }
         waiters.add(w);
         drain(); // a slot given back while it was being queued found no waiter
         return w;

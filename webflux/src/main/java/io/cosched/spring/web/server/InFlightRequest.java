@@ -131,7 +131,7 @@ final class InFlightRequest<T> implements CoreSubscriber<T>, Subscription, Execu
             begin(false);
             return;
         }
-        waiter = admission.queue(() -> begin(true), this::queueTimedOut);
+        waiter = admission.queue(exchange, () -> begin(true), this::queueTimedOut);
         if (waiter == null) {
             admission.shed(exchange);
             if (terminate()) {
