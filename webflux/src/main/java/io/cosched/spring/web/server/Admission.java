@@ -157,7 +157,10 @@ public final class Admission {
         if (t != null) {
             t.cancel();
         }
-        return true; // it stays in `waiters` until a drain reaches it and passes it by
+        // out of the queue at once (a walk of at most queue-size waiters): while the slots stay taken (long streams,
+        // say) no drain would reach it, and every request that timed out in the queue would stay in it
+        waiters.remove(w);
+        return true;
     }
 
     /**
@@ -178,6 +181,11 @@ public final class Admission {
             }
             w.admitted.run();
         }
+    }
+
+    /** How many waiters the queue holds now, left ones included until they are out (for tests). */
+    int waiting() {
+        return waiters.size();
     }
 
     /** Whether a request arriving now would be shed: the limit is reached and the queue full (a look). */

@@ -142,6 +142,19 @@ class AdmissionQueueTest {
         assertThat(admitted.next()).isEqualTo("next first");
         eventually(WAIT, () -> stats.inFlight() == 0, stats::toString);
         assertThat(ran).as("a request shed from the queue never runs").hasValue(0);
+        // while the slot stays taken, requests that time out in the queue leave it for good
+        CountDownLatch hold = new CountDownLatch(1);
+        Outcome<String> holder = subscribe(requests, waitsFor(hold, "held"));
+        eventually(WAIT, () -> stats.inFlight() == 1, stats::toString);
+        for (int i = 0; i < 50; i++) {
+            assertThat(subscribe(requests, executor -> Mono.just("late")).next())
+                    .startsWith("error CoroutineRejectedException: no slot within");
+        }
+        assertThat(requests.admission().waiting())
+                .as("timed-out waiters kept in the queue")
+                .isZero();
+        hold.countDown();
+        assertThat(holder.next()).isEqualTo("next held");
         // the 429 goes out as the exception handler answers it
         CoroutineRejectedException rejected = requests.admission().queueTimeout();
         assertThat(rejected.status()).isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
