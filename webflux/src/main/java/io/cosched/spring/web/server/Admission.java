@@ -202,15 +202,13 @@ public final class Admission {
 
     /** What a request shed at the limit fails with. */
     CoroutineRejectedException rejection() {
-        return new CoroutineRejectedException(status, limitDescription());
+        return new CoroutineRejectedException(limitDescription());
     }
 
     /** What a request that waited out the queue timeout fails with. */
     CoroutineRejectedException queueTimeout() {
-        return new CoroutineRejectedException(
-                status,
-                "no slot within cosched.web.admission.queue-timeout (" + queueTimeout.toMillis() + " ms; "
-                        + limitDescription() + ")");
+        return new CoroutineRejectedException("no slot within cosched.web.admission.queue-timeout ("
+                + queueTimeout.toMillis() + " ms; " + limitDescription() + ")");
     }
 
     private String limitDescription() {
@@ -258,7 +256,7 @@ public final class Admission {
             throw rejection();
         }
         Runnable body = () -> {
-            long began = System.nanoTime();
+            long began = adaptive == null ? 0 : System.nanoTime(); // only an adaptive limit reads it
             try {
                 task.run();
             } finally {

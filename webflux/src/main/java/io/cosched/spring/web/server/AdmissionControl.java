@@ -57,8 +57,16 @@ public final class AdmissionControl {
      * baseline, and grows back while it is not.
      */
     public static AdmissionControl adaptive(int minLimit, int maxLimit, double tolerance) {
-        // checked here, with the names of the properties they come from
-        new GradientLimit(minLimit, maxLimit, tolerance, 0);
+        if (minLimit <= 0) {
+            throw new IllegalArgumentException("min-limit: " + minLimit + " (expected: > 0)");
+        }
+        if (maxLimit < minLimit) {
+            throw new IllegalArgumentException(
+                    "max-limit: " + maxLimit + " (expected: >= the min-limit, " + minLimit + ")");
+        }
+        if (!(tolerance > 1 && tolerance <= 100)) {
+            throw new IllegalArgumentException("tolerance: " + tolerance + " (expected: > 1 and <= 100)");
+        }
         return new AdmissionControl(
                 maxLimit,
                 minLimit,

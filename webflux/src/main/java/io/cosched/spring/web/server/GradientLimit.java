@@ -44,22 +44,15 @@ final class GradientLimit {
     private volatile double baselineNanos;
 
     /**
+     * Checked by {@link AdmissionControl#adaptive}, which every caller but the tests goes through.
+     *
      * @param floor     the lowest limit, > 0
      * @param ceiling   the highest, where it starts, >= floor
      * @param tolerance how much slower than the baseline a window may be before the limit shrinks, > 1
      * @param now       the clock's reading now, in nanoseconds
      */
     GradientLimit(int floor, int ceiling, double tolerance, long now) {
-        if (floor <= 0) {
-            throw new IllegalArgumentException("min-limit: " + floor + " (expected: > 0)");
-        }
-        if (ceiling < floor) {
-            throw new IllegalArgumentException(
-                    "max-limit: " + ceiling + " (expected: >= the min-limit, " + floor + ")");
-        }
-        if (!(tolerance > 1 && tolerance <= 100)) {
-            throw new IllegalArgumentException("tolerance: " + tolerance + " (expected: > 1 and <= 100)");
-        }
+        assert floor > 0 && ceiling >= floor && tolerance > 1 : floor + ".." + ceiling + ", " + tolerance;
         this.floor = floor;
         this.ceiling = ceiling;
         this.tolerance = tolerance;

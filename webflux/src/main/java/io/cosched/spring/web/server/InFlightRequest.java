@@ -83,8 +83,9 @@ final class InFlightRequest<T> implements CoreSubscriber<T>, Subscription, Execu
     // straight from the coroutine
     private final CoroutineRequests.@Nullable Loop loop;
     private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
-    // when it took its slot: set before its coroutine starts, read by it and by the timers the start arms
-    private volatile long admittedNanos = System.nanoTime();
+    // when it took its slot (or, while queued, asked for one): written before its coroutine is spawned and its
+    // deadline armed, which publish it to them; the cancel's log line may read it late, which costs nothing
+    private long admittedNanos;
     private volatile Admission.@Nullable Waiter waiter; // while it waits in the admission queue
 
     @SuppressWarnings("unused") // through STATE
@@ -126,6 +127,7 @@ final class InFlightRequest<T> implements CoreSubscriber<T>, Subscription, Execu
      */
     void start() {
         actual.onSubscribe(this);
+        admittedNanos = System.nanoTime();
         Admission admission = services.admission();
         if (admission.tryEnter()) {
             begin(false);
@@ -162,7 +164,9 @@ final class InFlightRequest<T> implements CoreSubscriber<T>, Subscription, Execu
      * that gave back the slot it waited for.
      */
     private void begin(boolean queued) {
-        admittedNanos = System.nanoTime();
+        if (queued) {
+            admittedNanos = System.nanoTime(); // its time runs from the slot, not from the queue
+        }
         CoroutineRequests.Loop l = loop;
         int home = l == null || l.loop().inEventLoop() ? -1 : l.index(); // the connection's loop, when not on it
         boolean onLoop = home < 0;

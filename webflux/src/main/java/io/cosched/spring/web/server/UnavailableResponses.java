@@ -62,9 +62,7 @@ final class UnavailableResponses implements WebExceptionHandler, Ordered {
             return Mono.error(error); // not ours, or too late for a status: let the connection end
         }
         boolean shed = error instanceof CoroutineRejectedException || refused;
-        HttpStatus status = error instanceof CoroutineRejectedException rejected
-                ? rejected.status()
-                : shed ? shedStatus : timeoutStatus;
+        HttpStatus status = shed ? shedStatus : timeoutStatus;
         response.setStatusCode(status);
         HttpHeaders headers = response.getHeaders();
         headers.setContentType(MediaType.APPLICATION_PROBLEM_JSON);

@@ -20,6 +20,8 @@ import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.http.HttpStatus;
+import org.springframework.mock.http.server.reactive.MockServerHttpRequest;
+import org.springframework.mock.web.server.MockServerWebExchange;
 import reactor.core.publisher.Mono;
 
 /**
@@ -155,9 +157,13 @@ class AdmissionQueueTest {
                 .isZero();
         hold.countDown();
         assertThat(holder.next()).isEqualTo("next held");
-        // the 429 goes out as the exception handler answers it
-        CoroutineRejectedException rejected = requests.admission().queueTimeout();
-        assertThat(rejected.status()).isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
+        // the 429 goes out as the exception handler answers it, with Retry-After
+        MockServerWebExchange answered = MockServerWebExchange.from(MockServerHttpRequest.get("/orders/7"));
+        requests.exceptionHandler()
+                .handle(answered, requests.admission().queueTimeout())
+                .block(WAIT);
+        assertThat(answered.getResponse().getStatusCode()).isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
+        assertThat(answered.getResponse().getHeaders().getFirst("Retry-After")).isEqualTo("1");
         assertThat(requests.admission().rejectionProblem()).contains("\"status\":429", "Too Many Requests");
     }
 

@@ -153,17 +153,13 @@ public class CoschedWebProperties {
         AdmissionControl control;
         if (admission.limit == AdmissionLimit.ADAPTIVE) {
             int ceiling = maxInFlight == null ? AdmissionControl.DEFAULT_ADAPTIVE_CEILING : maxInFlight;
-            try {
-                control = AdmissionControl.adaptive(admission.minLimit, ceiling, admission.tolerance);
-            } catch (IllegalArgumentException e) { // "min-limit: 0 (expected: > 0)": the property's own name
-                String message = e.getMessage();
-                throw new IllegalArgumentException(
-                        message != null && message.startsWith("max-limit")
-                                ? "max-in-flight: " + ceiling + " (expected: >= cosched.web.admission.min-limit, "
-                                        + admission.minLimit + ", with cosched.web.admission.limit=adaptive)"
-                                : "cosched.web.admission." + message,
-                        e);
+            // min-limit and tolerance were checked when bound; only the two together are left
+            if (ceiling < admission.minLimit) {
+                throw new IllegalArgumentException("max-in-flight: " + ceiling
+                        + " (expected: >= cosched.web.admission.min-limit, " + admission.minLimit
+                        + ", with cosched.web.admission.limit=adaptive)");
             }
+            control = AdmissionControl.adaptive(admission.minLimit, ceiling, admission.tolerance);
         } else {
             control = AdmissionControl.fixed(maxInFlight);
         }
