@@ -3,6 +3,7 @@ package io.cosched.spring.web.shedding;
 import io.cosched.spring.web.CoschedWebStats;
 import java.time.Duration;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Whether this instance sheds so much of its coroutine traffic that a load balancer should send it
@@ -11,9 +12,11 @@ import java.util.function.LongSupplier;
  * ({@code shed / (shed + started)}).
  *
  * <p>With hysteresis, so that it does not flap: it starts refusing when a window's share reaches
- * {@code refuseAt}, and accepts again only after windows spanning {@code hold} all stayed below
- * {@code acceptBelow} (once out of the load balancer, an instance sees little traffic, so it comes
- * back after {@code hold}). Thread-safe.
+ * {@code refuseAt}, and accepts again only after windows spanning {@code hold} were all calm: below
+ * {@code acceptBelow}, and with a free slot at their end (in flight below the limit). Once out of the
+ * load balancer an instance sees little traffic and sheds nothing, but the requests that overloaded it
+ * may still hold every slot; back in rotation then, it would shed its share at once and leave again.
+ * Thread-safe.
  */
 public final class SheddingReadiness {
 
@@ -21,7 +24,7 @@ public final class SheddingReadiness {
     public static final Duration MIN_WINDOW = Duration.ofSeconds(1);
 
     /** A look's outcome. */
-    public record Verdict(boolean refusing, double shedShare, long shed, long started) {}
+    public record Verdict(boolean refusing, double shedShare, long shed, long started, int inFlight, int limit) {}
 
     private final CoschedWebStats stats;
     private final double refuseAt;
@@ -29,13 +32,12 @@ public final class SheddingReadiness {
     private final long holdNanos;
     private final LongSupplier nanoClock;
 
-    private boolean looked;
     private long lastAt;
     private long lastShed;
     private long lastStarted;
     private long calmSince;
     private boolean calm;
-    private Verdict verdict = new Verdict(false, 0, 0, 0);
+    private @Nullable Verdict verdict;
 
     /**
      * @param refuseAt    share of coroutine requests shed in a window that makes it refuse, in (0, 1]
@@ -71,22 +73,26 @@ public final class SheddingReadiness {
         long now = nanoClock.getAsLong();
         long shedNow = stats.shed();
         long startedNow = stats.coroutinesStarted();
-        if (!looked) {
-            looked = true;
+        Verdict last = verdict;
+        if (last == null) { // the first look has no window
+            last = new Verdict(false, 0, 0, 0, stats.inFlight(), stats.limit());
+            verdict = last;
             remember(now, shedNow, startedNow);
-            return verdict;
+            return last;
         }
         if (now - lastAt < MIN_WINDOW.toNanos()) {
-            return verdict;
+            return last;
         }
         long shed = shedNow - lastShed;
         long started = startedNow - lastStarted;
         double share = shed + started == 0 ? 0 : (double) shed / (shed + started);
-        boolean refusing = verdict.refusing();
+        int inFlight = stats.inFlight();
+        int limit = stats.limit();
+        boolean refusing = last.refusing();
         if (!refusing) {
             refusing = share >= refuseAt;
             calm = false;
-        } else if (share < acceptBelow) {
+        } else if (share < acceptBelow && inFlight < limit) {
             if (!calm) {
                 calm = true;
                 calmSince = lastAt; // this window was calm from its start
@@ -95,9 +101,10 @@ public final class SheddingReadiness {
         } else {
             calm = false;
         }
-        verdict = new Verdict(refusing, share, shed, started);
+        last = new Verdict(refusing, share, shed, started, inFlight, limit);
+        verdict = last;
         remember(now, shedNow, startedNow);
-        return verdict;
+        return last;
     }
 
     private void remember(long now, long shed, long started) {

@@ -21,6 +21,7 @@ class SheddingReadinessTest {
     private static final class Counts implements CoschedWebStats {
         private long started;
         private long shed;
+        private int inFlight;
 
         void countCoroutine() {
             started++;
@@ -32,7 +33,7 @@ class SheddingReadinessTest {
 
         @Override
         public int inFlight() {
-            return 0;
+            return inFlight;
         }
 
         @Override
@@ -123,6 +124,25 @@ class SheddingReadinessTest {
         assertThat(after(1, 100, 20).refusing()).as("shedding again").isTrue();
         assertThat(after(8, 100, 0).refusing()).isTrue();
         assertThat(after(2, 100, 0).refusing()).isFalse();
+    }
+
+    @Test
+    void quietWindowsWithEverySlotStillTakenAreNotCalm() {
+        readiness.look();
+        stats.inFlight = 100; // the limit: what overloaded it still runs, out of rotation
+        assertThat(after(1, 0, 100).refusing()).isTrue();
+        assertThat(after(10, 0, 0).refusing())
+                .as("no traffic for the hold, but no free slot either")
+                .isTrue();
+        SheddingReadiness.Verdict full = after(10, 0, 0);
+        assertThat(full.refusing()).isTrue();
+        assertThat(full.inFlight()).isEqualTo(100);
+        assertThat(full.limit()).isEqualTo(100);
+        stats.inFlight = 99;
+        assertThat(after(5, 0, 0).refusing())
+                .as("a free slot: calm for 5 s of 10")
+                .isTrue();
+        assertThat(after(5, 0, 0).refusing()).as("calm for 10 s").isFalse();
     }
 
     @Test

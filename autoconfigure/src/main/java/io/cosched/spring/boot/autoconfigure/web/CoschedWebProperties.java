@@ -229,7 +229,7 @@ public class CoschedWebProperties {
         /** Share under which a window counts as calm; must not exceed refuse-at. */
         private double acceptBelow = 0.01;
 
-        /** How long the calm must last before the instance is in service again. */
+        /** How long the calm must last before the instance is in service again (calm: shedding less than accept-below, with a free slot). */
         private Duration hold = Duration.ofSeconds(20);
 
         public boolean isEnabled() {

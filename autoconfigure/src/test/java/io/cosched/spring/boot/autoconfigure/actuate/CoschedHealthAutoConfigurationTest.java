@@ -118,7 +118,9 @@ class CoschedHealthAutoConfigurationTest {
             assertThat(health.getDetails())
                     .containsEntry("shedShare", 0.0)
                     .containsEntry("shed", 0L)
-                    .containsEntry("started", 0L);
+                    .containsEntry("started", 0L)
+                    .containsEntry("inFlight", 0)
+                    .containsEntry("limit", Integer.MAX_VALUE); // no max-in-flight
         });
     }
 
