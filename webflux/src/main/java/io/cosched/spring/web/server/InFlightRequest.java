@@ -584,7 +584,11 @@ final class InFlightRequest<T> implements CoreSubscriber<T>, Subscription, Execu
                 return;
             }
             if (terminate()) {
-                actual.onError(e);
+                // a streamed body's failure as Spring's own for a @RequestBody (413, 400, 408), before Spring looks for
+                // the application's exception handlers: its @ControllerAdvice (problem details) renders it as it
+                // renders Spring's
+                Throwable mapped = StreamErrors.map(e);
+                actual.onError(mapped == null ? e : mapped);
             }
             return;
         }
