@@ -222,19 +222,21 @@ for v in "${variants[@]}"; do
           event end overload-app1
           sleep 15; kill "$watcher" 2>/dev/null; wait "$watcher" 2>/dev/null || true
           # when app1 left rotation after it shed its first request (the overload's JVM takes a while to start, and
-          # the slots a while to fill), when it was back after the last of the overload's requests was answered
-          # (its slots free again), and how often HAProxy took it out (more than once is flapping). The target:
-          # out within two checks (inter 1s fall 2: 2 s) of the first shed, back within two (rise 2) of the last answer
-          read -r first_shed last_answer < <(awk -F, 'NR > 1 { t = $1 + $2; if (t > last) last = t
+          # the slots a while to fill), when it was back after the overload's last request was sent (the instance may
+          # come back while the last slow ones still run, once it has a free slot), and how often HAProxy took it
+          # out (more than once is flapping). HAProxy needs two failed checks a second apart (inter 1s fall 2) to
+          # take it out, two good ones (rise 2) to have it back
+          read -r first_shed last_due last_answer < <(awk -F, 'NR > 1 { t = $1 + $2; if (t > last) last = t
+              if ($1 > due) due = $1
               if ($4 == "503" && (first == "" || t < first)) first = t }
-            END { printf "%d %d\n", first, last }' "$out/overload-$name-$run.csv")
-          awk -v b="$(awk '$2 == "begin" {print $1}' "$events")" -v shed="$first_shed" -v done="$last_answer" \
-              -v who="$name overload run $run" '
+            END { printf "%d %d %d\n", first, due, last }' "$out/overload-$name-$run.csv")
+          awk -v b="$(awk '$2 == "begin" {print $1}' "$events")" -v shed="$first_shed" -v due="$last_due" \
+              -v answered="$last_answer" -v who="$name overload run $run" '
             $2 == "DOWN" && $3 == "" { outs++; if (left == "") left = $1 }
-            $2 == "UP" && $3 == "" && back == "" && $1 >= b + 15000 { back = $1 }
-            END { printf "  %s: app1 shed first %.1f s after the overload began; out of rotation %s s after that; back %s s after the last overload request was answered (%.1f s after its sending ended); out %d time(s)\n",
+            $2 == "UP" && $3 == "" && left != "" && back == "" && $1 > left { back = $1 }
+            END { printf "  %s: app1 shed first %.1f s after the overload began; out of rotation %s s after that; back %s s after the overload'"'"'s last request was sent (its last answer %.1f s after that); out %d time(s)\n",
                     who, (shed > 0) ? (shed - b) / 1000 : -1, (left == "" || shed == 0) ? "never" : sprintf("%.1f", (left - shed) / 1000),
-                    back == "" ? "(not yet)" : sprintf("%.1f", (back - done) / 1000), (done - b - 15000) / 1000, outs }' "$states" \
+                    (back == "") ? "(not yet)" : sprintf("%.1f", (back - due) / 1000), (answered - due) / 1000, outs }' "$states" \
             | tee -a "$out/notes.txt" ;;
         postgres)
           event begin postgres-restart
