@@ -131,6 +131,42 @@ class FanOutHandlers {
         }
     }
 
+    /**
+     * A page with what came in time (docs/web.md, "A partial answer"): the price and the stock are needed, the
+     * reviews are shown when they come within the page's 300 ms; late, the page goes without them.
+     */
+    @RunAsCoroutine
+    @GetMapping("/partial")
+    String partial(@RequestParam long reviewsMs) throws InterruptedException {
+        try (TaskScope<Object, Void> scope =
+                TaskScope.open(Joiner.awaitAll(), c -> c.withName("page").withTimeout(Duration.ofMillis(300)))) {
+            Subtask<String> price = scope.fork(() -> answerAfter(10, "42"));
+            Subtask<String> stock = scope.fork(() -> answerAfter(10, "7"));
+            Subtask<String> reviews = scope.fork(() -> {
+                try {
+                    return answerAfter(reviewsMs, "5 stars");
+                } finally {
+                    Probe.forkEndedAtNanos.add(System.nanoTime());
+                }
+            });
+            try {
+                scope.join();
+            } catch (TaskScope.TimeoutException late) {
+                // the unfinished subtasks were cancelled and have ended; what finished in time is there to read
+            }
+            if (price.state() != Subtask.State.SUCCESS || stock.state() != Subtask.State.SUCCESS) {
+                throw new IllegalStateException("no page without its price and stock");
+            }
+            return "price=" + price.get() + ",stock=" + stock.get() + ",reviews="
+                    + (reviews.state() == Subtask.State.SUCCESS ? reviews.get() : "later");
+        }
+    }
+
+    private static String answerAfter(long ms, String answer) throws InterruptedException {
+        Coroutines.sleep(Duration.ofMillis(ms));
+        return answer;
+    }
+
     /** Two subtasks that would wait a minute, and one that fails after {@code ms}. */
     @RunAsCoroutine
     @GetMapping("/one-fails")

@@ -174,6 +174,21 @@ class FanOutWebTest {
     }
 
     @Test
+    void aPartialAnswerShowsWhatCameInTimeAndTheLateSubtaskIsEnded() throws Exception {
+        HttpResponse<String> all = app.http().get("/fanout/partial?reviewsMs=20");
+        assertThat(all.statusCode()).as(all.body()).isEqualTo(200);
+        assertThat(all.body()).isEqualTo("price=42,stock=7,reviews=5 stars");
+        FanOutHandlers.Probe.forkEndedAtNanos.clear();
+
+        HttpResponse<String> partial = app.http().get("/fanout/partial?reviewsMs=60000");
+        assertThat(partial.statusCode()).as(partial.body()).isEqualTo(200);
+        assertThat(partial.body()).isEqualTo("price=42,stock=7,reviews=later");
+        assertThat(FanOutHandlers.Probe.forkEndedAtNanos)
+                .as("the late reviews subtask ended before the page was answered")
+                .hasSize(1);
+    }
+
+    @Test
     void aFailingSiblingEndsTheOthersWithin50MillisecondsAndTheRequestFails() throws Exception {
         HttpResponse<String> r = app.http().get("/fanout/one-fails?ms=100");
         assertThat(r.statusCode()).as(r.body()).isEqualTo(500);
