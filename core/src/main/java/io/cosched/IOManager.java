@@ -103,12 +103,13 @@ public interface IOManager extends Scheduler {
     /**
      * The loop whose connections blocking I/O of the calling code should use, so that the thread
      * that reads the bytes is the thread that resumes the caller: the home loop of the calling
-     * coroutine (or of the coroutine that started the calling virtual thread). A loop thread itself,
-     * outside any coroutine, would wait for I/O that only it can run, so it gets another loop; any
-     * other thread gets the loop with the fewest live coroutines.
+     * coroutine (or of the coroutine that started the calling virtual thread); any other thread gets the
+     * loop with the fewest live coroutines. A loop thread itself, outside any coroutine, gets none: blocking
+     * there holds its loop for the call's length (on its own loop's connection for ever), and two loops
+     * waiting on each other's connections hold both; it fails at once, naming the fix.
      *
      * @return a loop index, for {@link #eventLoop(int)} or {@link #bootstrap(int)}
-     * @throws IllegalStateException when called on the loop thread of an IOManager with one loop
+     * @throws IllegalStateException when called on a loop thread outside any coroutine
      */
     int loopIndexForCaller();
 

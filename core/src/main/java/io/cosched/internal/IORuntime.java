@@ -195,11 +195,13 @@ public final class IORuntime extends CoroutineRuntime implements IOManager {
 
     /**
      * The loop whose connections blocking I/O of the calling code should use, so that the wake-up
-     * comes from the thread the caller runs on: a coroutine's home loop. A loop thread itself (not a
-     * coroutine on it) would wait for I/O that only it can run, so it gets another loop; any other
-     * thread gets the least loaded loop.
+     * comes from the thread the caller runs on: a coroutine's home loop; any other thread gets the least
+     * loaded loop. A loop thread itself (not a coroutine on it) gets none: on its own loop it would wait
+     * for I/O only it can run, and on another it would hold its own loop for the call's length, two loops
+     * so waiting on each other's connections holding both until the sockets time out (a blocking call in a
+     * reactive handler, on every loop at once under load). It fails at once instead.
      *
-     * @throws IllegalStateException on the loop thread of an IOManager with a single loop
+     * @throws IllegalStateException on a loop thread outside any coroutine
      */
     @Override
     public int loopIndexForCaller() {
@@ -208,14 +210,14 @@ public final class IORuntime extends CoroutineRuntime implements IOManager {
             return lc.index;
         }
         if (Carrier.ofCurrentThread() instanceof LoopCarrier lc && lc.runtime == this) {
-            if (carriers.length == 1) {
-                throw new IllegalStateException("blocking I/O called on event loop thread '" + lc.threadName
-                        + "' outside any coroutine: the thread would wait for I/O that only it can run (IOManager '"
-                        + name + "' has no other loop). Run the caller as a coroutine (@RunAsCoroutine, "
-                        + "IOManager.spawn) or on another thread."
-                        + new CallerHint(CallerHint.RUN_AS_COROUTINE).describe());
-            }
-            return (lc.index + 1) % carriers.length;
+            throw new IllegalStateException("blocking I/O called on event loop thread '" + lc.threadName
+                    + "' outside any coroutine: the thread would wait for I/O, holding its loop (IOManager '"
+                    + name + "') and everything on it meanwhile"
+                    + (carriers.length == 1
+                            ? " (it has no other loop, and only this thread can run the I/O)"
+                            : "; two loops doing so on each other's connections hold both until the sockets time out")
+                    + ". Run the caller as a coroutine (@RunAsCoroutine, IOManager.spawn) or on another thread."
+                    + new CallerHint(CallerHint.RUN_AS_COROUTINE).describe());
         }
         return leastLoaded().index;
     }

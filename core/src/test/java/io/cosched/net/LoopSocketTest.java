@@ -386,8 +386,15 @@ class LoopSocketTest {
     }
 
     @Test
-    void aLoopThreadOutsideAnyCoroutineGetsAnotherLoopOrAClearErrorWhenThereIsNone() throws Exception {
-        assertThat(io.eventLoop(0).submit(io::loopIndexForCaller).get(10, TimeUnit.SECONDS))
+    void aLoopThreadOutsideAnyCoroutineGetsAClearErrorWhateverTheNumberOfLoops() throws Exception {
+        assertThatThrownBy(() -> io.eventLoop(0).submit(io::loopIndexForCaller).get(10, TimeUnit.SECONDS))
+                .cause()
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("outside any coroutine")
+                .hasMessageContaining("two loops doing so on each other's connections")
+                .hasMessageContaining("Run the caller as a coroutine");
+        assertThat(io.spawnOn(1, io::loopIndexForCaller).join())
+                .as("a coroutine: its own loop")
                 .isEqualTo(1);
         try (IOManager single = IOManager.builder().name("single-io").threads(1).build()) {
             single.start();

@@ -27,8 +27,8 @@ import org.jspecify.annotations.Nullable;
  * Connector/J). {@link #getConnection()} hands a coroutine a connection of its own loop
  * (connections never migrate), so the loop that reads the answer to a query is the
  * thread that resumes the coroutine. Any other thread gets one of the least loaded loop; a loop
- * thread itself, outside any coroutine, one of another loop, since it would wait for I/O only it
- * can run. While a pool's connections are all out, borrowers wait in line for one, and the coroutine
+ * thread itself, outside any coroutine, is refused with an {@code SQLException} saying why (it would
+ * hold its loop while it waited; see {@link IOManager#loopIndexForCaller()}). While a pool's connections are all out, borrowers wait in line for one, and the coroutine
  * that gives one back hands it to the first in line ({@link LoopGate}).
  *
  * <p>It is a {@link HikariDataSource} made from the configuration of one (its getters report that
