@@ -237,8 +237,22 @@ final class InFlightRequest<T> implements CoreSubscriber<T>, Subscription, Execu
     private void armDeadline() {
         Duration timeout = policy.timeout();
         if (timeout != null && (state & TERMINATED) == 0) {
-            deadline = services.io().timers().addTimer(timeout, this::expire);
+            deadline = services.io().timers().addTimer(timeout, () -> expire(timeout, false));
         }
+    }
+
+    /**
+     * The handler answered with a stream: with {@code cosched.web.stream.first-byte-timeout}, that limit replaces the
+     * request timeout until the first byte (a producer that waits for its first event, many streams opened at once on
+     * a cold instance). On the coroutine's loop, as the deadline's timer: the two cannot run at once.
+     */
+    private void armFirstByte() {
+        Duration limit = policy.streams().firstByteTimeout();
+        if (limit == null || (state & (STREAMING | EXPIRED)) != 0) {
+            return;
+        }
+        cancelDeadline();
+        deadline = services.io().timers().addTimer(limit, () -> expire(limit, true));
     }
 
     /** The coroutine: runs the handling, then hands its outcome back. */
@@ -274,6 +288,7 @@ final class InFlightRequest<T> implements CoreSubscriber<T>, Subscription, Execu
         ResponseStream<?> s = stream;
         if (s != null && error == null) {
             streamed = true;
+            armFirstByte();
             handOver();
             s.produce();
         }
@@ -414,12 +429,12 @@ final class InFlightRequest<T> implements CoreSubscriber<T>, Subscription, Execu
     }
 
     /**
-     * The deadline passed. Before the outcome went out, Spring gets a {@link RequestTimeoutException}; after, the
-     * streamed response that has not begun fails with it (answered 503 all the same); once the request streams, the
-     * deadline no longer applies.
+     * The deadline passed ({@code timeout}: the request timeout, or with {@code firstByte} the first-byte limit that
+     * replaced it). Before the outcome went out, Spring gets a {@link RequestTimeoutException}; after, the streamed
+     * response that has not begun fails with it (answered 503 all the same); once the request streams, the deadline
+     * no longer applies.
      */
-    private void expire() {
-        Duration timeout = Objects.requireNonNull(policy.timeout(), "only a request with a timeout expires");
+    private void expire(Duration timeout, boolean firstByte) {
         int s;
         do {
             s = state;
@@ -432,7 +447,8 @@ final class InFlightRequest<T> implements CoreSubscriber<T>, Subscription, Execu
         services.counts().countTimedOut();
         WebEvents.timeout(exchange, timeout.toNanos());
         interrupt();
-        RequestTimeoutException timedOut = new RequestTimeoutException(timeout);
+        RequestTimeoutException timedOut =
+                firstByte ? RequestTimeoutException.noFirstByte(timeout) : new RequestTimeoutException(timeout);
         ResponseStream<?> pending = stream;
         if ((s & TERMINATED) == 0) {
             if (pending != null) {
@@ -580,7 +596,8 @@ final class InFlightRequest<T> implements CoreSubscriber<T>, Subscription, Execu
         Throwable e = error;
         if (e != null) {
             if (endedByOwnDeadline(e)) {
-                expire(); // a task scope's deadline was the request's and came first: answered as the timeout, 503
+                // a task scope's deadline was the request's and came first: answered as the timeout, 503
+                expire(Objects.requireNonNull(policy.timeout(), "a request's own deadline needs a timeout"), false);
                 return;
             }
             if (terminate()) {

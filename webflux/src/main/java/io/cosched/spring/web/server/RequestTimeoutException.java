@@ -16,6 +16,12 @@ final class RequestTimeoutException extends RuntimeException {
         super(message, null, false, false);
     }
 
+    /** A streamed response did not begin within {@code cosched.web.stream.first-byte-timeout}. */
+    static RequestTimeoutException noFirstByte(Duration limit) {
+        return new RequestTimeoutException(
+                "streamed response sent nothing within " + limit + " (cosched.web.stream.first-byte-timeout)");
+    }
+
     /** A streaming request ran past {@code cosched.web.stream.max-duration} before its response began. */
     static RequestTimeoutException streamedTooLong(Duration limit) {
         return new RequestTimeoutException(

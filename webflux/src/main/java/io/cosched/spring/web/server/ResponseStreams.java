@@ -3,6 +3,7 @@ package io.cosched.spring.web.server;
 import io.cosched.spring.web.EventStream;
 import io.cosched.spring.web.StreamingResponseBody;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelOutboundBuffer;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -68,6 +69,12 @@ final class ResponseStreams {
                     progress);
         }
         EventStream<Object> events = (EventStream) body;
+        int sendBuffer = request.limits().eventSendBuffer();
+        if (channel != null && sendBuffer > 0) {
+            // a connection's own socket (an HTTP/2 stream's channel takes no socket option): set before the first
+            // event is written, it bounds what a slow client lets the producer send ahead
+            channel.config().setOption(ChannelOption.SO_SNDBUF, sendBuffer);
+        }
         return new ResponseStream<>(body, request, events::produce, ResponseStreams::discard, abort, progress);
     }
 

@@ -7,6 +7,7 @@ import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.http.HttpStatus;
+import org.springframework.util.unit.DataSize;
 
 /**
  * The {@code cosched.web.*} properties: blocking WebFlux handlers as coroutines. Every value is checked when it is
@@ -187,6 +188,21 @@ public class CoschedWebProperties {
         /** How long a request may stream in all, from the moment it begins to; past it its coroutine is interrupted. None by default. */
         private @Nullable Duration maxDuration;
 
+        /**
+         * How long a streamed response may take to its first byte once its handler has returned it, in place of
+         * request-timeout (which otherwise covers that wait too); past it the request is answered 503. For producers
+         * that wait for their first event, and many streams opened at once on a cold instance. None by default.
+         */
+        private @Nullable Duration firstByteTimeout;
+
+        /**
+         * The socket send buffer of a connection that answers with an EventStream (server-sent events, JSON lines):
+         * a client that reads slowly parks its producer once this much (the kernel keeps twice it) and a few queued
+         * events are unsent, rather than after the megabytes the kernel's autotuning grants each socket. 0 leaves the
+         * kernel's. Byte streams (StreamingResponseBody) keep the kernel's.
+         */
+        private DataSize eventSendBuffer = DataSize.ofKilobytes(32); // StreamLimits.DEFAULT_EVENT_SEND_BUFFER
+
         public Duration getReadTimeout() {
             return readTimeout;
         }
@@ -207,13 +223,36 @@ public class CoschedWebProperties {
             return maxDuration;
         }
 
+        public DataSize getEventSendBuffer() {
+            return eventSendBuffer;
+        }
+
+        public void setEventSendBuffer(DataSize eventSendBuffer) {
+            if (eventSendBuffer.isNegative() || eventSendBuffer.toBytes() > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException(
+                        "stream.event-send-buffer: " + eventSendBuffer + " (expected: from 0, the kernel's, to 2GB)");
+            }
+            this.eventSendBuffer = eventSendBuffer;
+        }
+
+        public @Nullable Duration getFirstByteTimeout() {
+            return firstByteTimeout;
+        }
+
+        public void setFirstByteTimeout(@Nullable Duration firstByteTimeout) {
+            this.firstByteTimeout =
+                    firstByteTimeout == null ? null : Arguments.positive("stream.first-byte-timeout", firstByteTimeout);
+        }
+
         public void setMaxDuration(@Nullable Duration maxDuration) {
             this.maxDuration = maxDuration == null ? null : Arguments.positive("stream.max-duration", maxDuration);
         }
 
         /** As the web module takes them. */
         public StreamLimits limits() {
-            return new StreamLimits(readTimeout.isZero() ? null : readTimeout, writeTimeout, maxDuration);
+            return new StreamLimits(
+                    readTimeout.isZero() ? null : readTimeout, writeTimeout, maxDuration, firstByteTimeout, (int)
+                            eventSendBuffer.toBytes());
         }
     }
 

@@ -166,6 +166,16 @@ class CoschedWebPropertiesTest {
                 "cosched.web.stream.max-duration=0s",
                 "Property: cosched.web.stream.max-duration",
                 "stream.max-duration: PT0S (expected: > 0)");
+        assertStartupFails(
+                output,
+                "cosched.web.stream.first-byte-timeout=0s",
+                "Property: cosched.web.stream.first-byte-timeout",
+                "stream.first-byte-timeout: PT0S (expected: > 0)");
+        assertStartupFails(
+                output,
+                "cosched.web.stream.event-send-buffer=-1B",
+                "Property: cosched.web.stream.event-send-buffer",
+                "stream.event-send-buffer: -1B (expected: from 0, the kernel's, to 2GB)");
         new ApplicationContextRunner()
                 .withUserConfiguration(WebProperties.class)
                 .withPropertyValues(
@@ -176,6 +186,14 @@ class CoschedWebPropertiesTest {
                                 .getStream()
                                 .limits())
                         .isEqualTo(new StreamLimits(null, Duration.ofMinutes(5), Duration.ofMinutes(30))));
+        new ApplicationContextRunner()
+                .withUserConfiguration(WebProperties.class)
+                .withPropertyValues(
+                        "cosched.web.stream.first-byte-timeout=5s", "cosched.web.stream.event-send-buffer=0")
+                .run(context -> assertThat(context.getBean(CoschedWebProperties.class)
+                                .getStream()
+                                .limits())
+                        .isEqualTo(new StreamLimits(Duration.ofSeconds(60), null, null, Duration.ofSeconds(5), 0)));
     }
 
     private static void assertStartupFails(CapturedOutput output, String property, String... expected) {

@@ -262,7 +262,7 @@ class StreamingWebTest {
     }
 
     /** The counter once it has not moved for 300 ms: how far something got before it was held back. */
-    private static long stableAfter(AtomicLong counter) {
+    static long stableAfter(AtomicLong counter) {
         long last = -1;
         long since = System.nanoTime();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
