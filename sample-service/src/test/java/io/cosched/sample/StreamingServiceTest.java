@@ -53,7 +53,9 @@ import org.springframework.context.annotation.Bean;
         properties = {
             "sample.password-encoding=noop",
             "spring.datasource.url=jdbc:h2:mem:streaming;DB_CLOSE_DELAY=-1",
-            "spring.webflux.multipart.max-disk-usage-per-part=1MB"
+            "spring.webflux.multipart.max-disk-usage-per-part=1MB",
+            // cosched sets an event stream's own send buffer (32KB by default) over the customizer's below
+            "cosched.web.stream.event-send-buffer=16KB"
         },
         classes = {SampleService.class, StreamingServiceTest.SmallSendBuffers.class})
 @Tag("both-modes")
