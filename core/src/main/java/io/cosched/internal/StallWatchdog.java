@@ -374,6 +374,11 @@ final class StallWatchdog implements Runnable {
         if (waitsOnPurpose(c)) {
             return Verdict.BLOCKED;
         }
+        if (sample.runnable()) {
+            // off CPU but runnable: woken (a loop out of epoll_wait for the watchdog's own ping) and waiting for a
+            // CPU, a wait the run queue's count takes in only once the thread runs
+            return Verdict.STARVED;
+        }
         if (sample.runQueueNanos() != ThreadTimes.UNKNOWN
                 && then.runQueueNanos() != ThreadTimes.UNKNOWN
                 && 2 * (sample.runQueueNanos() - then.runQueueNanos()) < window - used) {

@@ -18,8 +18,19 @@ interface ThreadTimes {
 
     long UNKNOWN = -1;
 
-    /** CPU time used and run-queue wait of a carrier's thread so far; either may be {@link #UNKNOWN}. */
-    record Sample(long cpuNanos, long runQueueNanos) {}
+    /**
+     * CPU time used and run-queue wait of a carrier's thread so far (either may be {@link #UNKNOWN}), and whether it
+     * is runnable now: on a CPU, or waiting in a run queue for one. Linux adds a wait in the run queue to
+     * {@code schedstat} only once the thread gets its CPU, so a thread woken (out of {@code epoll_wait}, say) and still
+     * waiting shows neither CPU nor run-queue time yet: only its state says it waits for a CPU.
+     */
+    record Sample(long cpuNanos, long runQueueNanos, boolean runnable) {
+
+        /** Without a state: as for a thread asleep. */
+        Sample(long cpuNanos, long runQueueNanos) {
+            this(cpuNanos, runQueueNanos, false);
+        }
+    }
 
     Sample sample(Carrier carrier);
 
@@ -61,18 +72,21 @@ interface ThreadTimes {
         }
     }
 
-    /** CPU and run-queue wait of thread {@code tid} of this process, or {@code null}. */
+    /** CPU, run-queue wait and state of thread {@code tid} of this process, or {@code null}. */
     private static @Nullable Sample schedstat(long tid) {
         if (tid < 0) {
             return null;
         }
         try {
-            String[] f = new String(
-                            Files.readAllBytes(Path.of("/proc/self/task/" + tid + "/schedstat")),
-                            StandardCharsets.US_ASCII)
+            String task = "/proc/self/task/" + tid;
+            String[] f = new String(Files.readAllBytes(Path.of(task + "/schedstat")), StandardCharsets.US_ASCII)
                     .trim()
                     .split(" ");
-            return new Sample(Long.parseLong(f[0]), Long.parseLong(f[1]));
+            // "<tid> (<name>) <state> ...": the name may hold spaces and parentheses, the state follows the last ')'
+            String stat = new String(Files.readAllBytes(Path.of(task + "/stat")), StandardCharsets.US_ASCII);
+            int end = stat.lastIndexOf(')');
+            boolean runnable = end >= 0 && end + 2 < stat.length() && stat.charAt(end + 2) == 'R';
+            return new Sample(Long.parseLong(f[0]), Long.parseLong(f[1]), runnable);
         } catch (IOException | RuntimeException e) {
             return null;
         }

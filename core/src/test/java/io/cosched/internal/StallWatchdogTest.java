@@ -445,14 +445,15 @@ class StallWatchdogTest {
         assertThat(ended.getDuration("stuckFor")).isEqualTo(Duration.ofMillis(300));
     }
 
-    /** Thread times a test sets: CPU used and run-queue wait, per carrier index. */
+    /** Thread times a test sets: CPU used, run-queue wait and whether runnable now, per carrier index. */
     private static final class SetTimes implements ThreadTimes {
         final long[] cpu = new long[2];
         final long[] queued = new long[2];
+        final boolean[] runnable = new boolean[2];
 
         @Override
         public Sample sample(Carrier carrier) {
-            return new Sample(cpu[carrier.index()], queued[carrier.index()]);
+            return new Sample(cpu[carrier.index()], queued[carrier.index()], runnable[carrier.index()]);
         }
     }
 
@@ -501,6 +502,24 @@ class StallWatchdogTest {
                 .satisfies(m -> assertThat(m)
                         .contains(
                                 "carrier starved-pool-0", "has been stuck for 160 ms", "running", "spinUntilReleased"));
+    }
+
+    @Test
+    @Tag("carrier-only")
+    void aCarrierRunnableButOffCpuIsStarvedThoughItsWaitIsNotCountedYet() throws Exception {
+        PoolRuntime pool = hoggedPool("woken-pool");
+        long[] now = {0};
+        SetTimes times = new SetTimes();
+        StallWatchdog watchdog = pool.manualWatchdog(100 * MS, () -> now[0], times, Long.MAX_VALUE);
+        watchdog.check(0);
+        watchdog.check(10 * MS);
+        // neither CPU nor run queue moved, as for a thread asleep in a blocking call; but it is runnable: woken, and
+        // waiting for a CPU that Linux counts in schedstat only once it gets one
+        times.runnable[0] = true;
+        watchdog.check(now[0] = 120 * MS);
+        assertThat(pool.stats().stalls()).isZero();
+        assertThat(pool.stats().starvations()).isEqualTo(1);
+        assertThat(messages(Level.WARNING)).isEmpty();
     }
 
     @Test
