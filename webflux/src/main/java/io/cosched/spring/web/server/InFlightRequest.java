@@ -244,7 +244,8 @@ final class InFlightRequest<T> implements CoreSubscriber<T>, Subscription, Execu
     /**
      * The handler answered with a stream: with {@code cosched.web.stream.first-byte-timeout}, that limit replaces the
      * request timeout until the first byte (a producer that waits for its first event, many streams opened at once on
-     * a cold instance). On the coroutine's loop, as the deadline's timer: the two cannot run at once.
+     * a cold instance). A request deadline that fires meanwhile (in fallback mode the coroutine is not on its timer's
+     * loop) has answered the request and set EXPIRED; the first-byte timer then finds that and does nothing.
      */
     private void armFirstByte() {
         Duration limit = policy.streams().firstByteTimeout();
