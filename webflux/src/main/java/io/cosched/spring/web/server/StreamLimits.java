@@ -25,15 +25,16 @@ public record StreamLimits(
         @Nullable Duration firstByteTimeout,
         int eventSendBuffer) {
 
-    /**
-     * What {@code cosched.web.stream.*} defaults to: a minute of silence ends a body being read; no limit on writes
-     * (the socket's buffers hide a slow reader from a stalled one for minutes: docs/web.md) or in all.
-     */
-    public static final StreamLimits DEFAULT =
-            new StreamLimits(Duration.ofSeconds(60), null, null, null, StreamLimits.DEFAULT_EVENT_SEND_BUFFER);
-
     /** What {@code cosched.web.stream.event-send-buffer} defaults to: 32 KiB (the kernel keeps twice that). */
     public static final int DEFAULT_EVENT_SEND_BUFFER = 32 * 1024;
+
+    /**
+     * What {@code cosched.web.stream.*} defaults to: a minute of silence ends a body being read; no limit on writes
+     * (the socket's buffers hide a slow reader from a stalled one for minutes: docs/web.md) or in all; the request
+     * timeout up to a response's first byte; event streams' send buffer bounded.
+     */
+    public static final StreamLimits DEFAULT =
+            new StreamLimits(Duration.ofSeconds(60), null, null, null, DEFAULT_EVENT_SEND_BUFFER);
 
     /**
      * Without a first-byte limit of their own (the request timeout covers the wait for a response's first byte), and

@@ -201,7 +201,9 @@ public class CoschedWebProperties {
          * events are unsent, rather than after the megabytes the kernel's autotuning grants each socket. 0 leaves the
          * kernel's. Byte streams (StreamingResponseBody) keep the kernel's.
          */
-        private DataSize eventSendBuffer = DataSize.ofKilobytes(32); // StreamLimits.DEFAULT_EVENT_SEND_BUFFER
+        // a literal, so that the configuration metadata shows the default; StreamLimits.DEFAULT_EVENT_SEND_BUFFER, as
+        // CoschedWebPropertiesTest checks (the defaults bind to StreamLimits.DEFAULT)
+        private DataSize eventSendBuffer = DataSize.ofKilobytes(32);
 
         public Duration getReadTimeout() {
             return readTimeout;

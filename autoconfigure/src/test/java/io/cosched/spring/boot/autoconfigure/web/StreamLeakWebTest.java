@@ -99,12 +99,10 @@ class StreamLeakWebTest {
      */
     @Test
     void aFilePartOverTheLimitIsAnsweredWithProblemDetails() throws Exception {
-        for (int i = 0; i < 4; i++) {
-            HttpResponse<String> r = multipart(part("file", "big.csv", "x".repeat(2_000_000)));
-            assertThat(r.statusCode()).as(r.body()).isEqualTo(413);
-            assertThat(r.headers().firstValue("Content-Type")).hasValue("application/problem+json");
-            assertThat(r.body()).contains("\"status\":413");
-        }
+        HttpResponse<String> r = multipart(part("file", "big.csv", "x".repeat(2_000_000)));
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(413);
+        assertThat(r.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(r.body()).contains("\"status\":413");
     }
 
     @Test
