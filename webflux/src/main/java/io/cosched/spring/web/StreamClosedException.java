@@ -7,7 +7,8 @@ import java.io.IOException;
  * stream ({@code InputStream} and {@link MultipartStream} arguments) and by writes of a streamed response
  * ({@link StreamingResponseBody}, {@link EventStream}). Letting it propagate out of the handler is the usual way
  * to stop: cosched then answers what can still be answered (408 for a client too slow to send its body, 503 past
- * the stream's time limit) and otherwise closes the connection.
+ * the stream's time limit) and otherwise closes the connection; a server-sent-events stream that ends because the
+ * server shuts down ends cleanly, as if it had returned.
  */
 public final class StreamClosedException extends IOException {
 
@@ -22,7 +23,13 @@ public final class StreamClosedException extends IOException {
         /** The client sent nothing for {@code cosched.web.stream.read-timeout}, or took nothing for {@code write-timeout}. */
         IDLE_TIMEOUT,
         /** The request ran past {@code cosched.web.stream.max-duration}. */
-        MAX_DURATION
+        MAX_DURATION,
+        /**
+         * The server is shutting down: a server-sent-events stream is told at once and ends cleanly (its client
+         * reconnects, elsewhere); any other streamed response still running after
+         * {@code cosched.web.stream.shutdown-grace} is cut.
+         */
+        SHUTDOWN
     }
 
     private final Reason reason;

@@ -106,7 +106,7 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
             StreamLimits streams) {
         this.io = io;
         this.admission = new Admission(io, admission);
-        this.services = new RequestServices(io, this.admission, this.admission.counts());
+        this.services = new RequestServices(io, this.admission, this.admission.counts(), new OpenStreams(io.timers()));
         this.policy = new RequestPolicy(
                 timeout == null ? null : Arguments.positive("timeout", timeout),
                 cancelOnDisconnect,
@@ -166,6 +166,21 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
     }
 
     private static final String FUNCTIONAL_REQUEST = CoroutineRequests.class.getName() + ".request";
+
+    /**
+     * Ends the streamed responses of these requests for the server's shutdown; returns at once. A stream written as
+     * server-sent events is told now: its producer's next send throws a {@link io.cosched.spring.web.StreamClosedException}
+     * ({@code SHUTDOWN}), a wait of it is interrupted, and the response ends cleanly however the producer lets that
+     * out, so that its client reconnects, to another instance. Any other stream (JSON lines, bytes) goes on for
+     * {@code grace}, and is then cut by closing its connection: a body cut short must not look whole. A stream
+     * that opens afterwards is treated the same at once. Streams of handlers that do not run as coroutine requests
+     * are left to the server. Only the first call counts.
+     *
+     * @param grace how long streams other than server-sent events may go on; zero cuts them now
+     */
+    public void endStreams(Duration grace) {
+        services.streams().endAll(Arguments.nonNegative("grace", grace));
+    }
 
     /** What these requests did: in flight, timed out, shed, cancelled (read-only; counted here). */
     public CoschedWebStats stats() {

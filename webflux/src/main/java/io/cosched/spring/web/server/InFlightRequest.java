@@ -298,6 +298,7 @@ final class InFlightRequest<T> implements CoreSubscriber<T>, Subscription, Execu
     /** The handler answered with a stream, to produce once the outcome has gone to Spring. */
     void streamResponse(ResponseStream<?> s) {
         stream = s;
+        services.streams().add(s);
     }
 
     /** Subscribes to the handling and runs what is delivered for it until it has ended. */
@@ -506,6 +507,15 @@ final class InFlightRequest<T> implements CoreSubscriber<T>, Subscription, Execu
         return endedBy;
     }
 
+    /** The server shuts down: the stream's producer is interrupted, and its sends throw from now on. */
+    @Override
+    public void shuttingDown() {
+        if (endedBy == null) {
+            endedBy = Reason.SHUTDOWN;
+        }
+        interrupt();
+    }
+
     @Override
     public StreamLimits limits() {
         return policy.streams();
@@ -549,6 +559,10 @@ final class InFlightRequest<T> implements CoreSubscriber<T>, Subscription, Execu
 
     /** Frees the slot, the deadline, the stream's limit and the body streams: the coroutine's code has returned. */
     private void release() {
+        ResponseStream<?> s = stream;
+        if (s != null) {
+            services.streams().remove(s);
+        }
         if (readers != null) {
             List<PullSubscriber<?>> r;
             synchronized (this) {

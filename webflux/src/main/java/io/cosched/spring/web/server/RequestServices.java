@@ -4,6 +4,7 @@ import io.cosched.IOManager;
 
 /**
  * What every coroutine request of one {@link CoroutineRequests} is handed: the IOManager whose loops carry it and
- * whose timers keep its deadline, the admission that holds its in-flight slot, and the counters it reports to.
+ * whose timers keep its deadline, the admission that holds its in-flight slot, the counters it reports to, and the
+ * open streams the shutdown ends.
  */
-record RequestServices(IOManager io, Admission admission, RequestCounters counts) {}
+record RequestServices(IOManager io, Admission admission, RequestCounters counts, OpenStreams streams) {}

@@ -6,6 +6,7 @@ import io.cosched.spring.web.StreamClosedException.Reason;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -25,6 +26,11 @@ import reactor.core.publisher.Operators;
  * it does, so the producer runs no further ahead of the client than Spring and Reactor Netty ask for. The
  * subscriber's cancel (the client went away, a write failed) fails the next send and tells the request, which
  * interrupts its coroutine.
+ *
+ * <p>At shutdown ({@link OpenStreams}) a server-sent-events stream is told at once: its request ends with
+ * {@link Reason#SHUTDOWN}, the producer's next send throws, its wait is interrupted, and the response completes as
+ * if the producer had returned (the client reconnects, to another instance). Any other stream goes on until the
+ * shutdown's grace has passed and is then {@link #cut}: a body cut short must not look whole to its client.
  *
  * <p>Threads: the producer signals {@code onNext}, {@code onComplete} and {@code onError}; Spring requests and
  * cancels from the loop. The one signal from elsewhere, the request's timeout before the stream began
@@ -46,6 +52,7 @@ final class ResponseStream<T> implements Publisher<T>, Subscription, EventStream
     private final Producer<T> producer;
     private final Consumer<? super T> discard; // for an element that could not be sent
     private final @Nullable Runnable abort; // closes the connection; null when the server is not known
+    private final BooleanSupplier writtenAsEvents; // asked once Spring subscribes: the response's type is known
     private final StreamWaiter waiting;
 
     private final AtomicLong requested = new AtomicLong();
@@ -53,14 +60,18 @@ final class ResponseStream<T> implements Publisher<T>, Subscription, EventStream
     private volatile boolean ready; // onSubscribe has returned: signals may flow
     private volatile boolean cancelled; // cancelled by the subscriber, or nobody will subscribe
     private volatile boolean terminated; // a terminal signal went out
+    private volatile boolean events; // written as server-sent events: may end cleanly after any event
+    private volatile boolean stopping; // the server shuts down
+    private final AtomicBoolean told = new AtomicBoolean(); // the request was told of the shutdown
     private @Nullable Throwable early; // guarded by this: a failure before the subscriber was ready
     private boolean begun; // producer only: passed beginStream
     private final BooleanSupplier noDemand = () -> !cancelled && !(ready && requested.get() > 0);
     private final BooleanSupplier notSubscribed = () -> !cancelled && !ready;
 
     /**
-     * @param progress the connection's bytes still to be written, or null: how the idle limit tells a client that
-     *                 reads slowly from one that reads nothing
+     * @param progress        the connection's bytes still to be written, or null: how the idle limit tells a client
+     *                        that reads slowly from one that reads nothing
+     * @param writtenAsEvents whether the response goes out as server-sent events, asked when Spring subscribes
      */
     ResponseStream(
             Object body,
@@ -68,12 +79,14 @@ final class ResponseStream<T> implements Publisher<T>, Subscription, EventStream
             Producer<T> producer,
             Consumer<? super T> discard,
             @Nullable Runnable abort,
-            @Nullable LongSupplier progress) {
+            @Nullable LongSupplier progress,
+            BooleanSupplier writtenAsEvents) {
         this.body = body;
         this.request = request;
         this.producer = producer;
         this.discard = discard;
         this.abort = abort;
+        this.writtenAsEvents = writtenAsEvents;
         this.waiting = new StreamWaiter(request, request.limits().writeNanos(), progress);
     }
 
@@ -92,6 +105,12 @@ final class ResponseStream<T> implements Publisher<T>, Subscription, EventStream
                 return;
             }
             subscriber = s;
+        }
+        if (writtenAsEvents.getAsBoolean()) {
+            events = true;
+            if (stopping) {
+                tellShutdown(); // the shutdown began before the response's type was known
+            }
         }
         s.onSubscribe(this);
         Throwable e;
@@ -147,6 +166,39 @@ final class ResponseStream<T> implements Publisher<T>, Subscription, EventStream
         wake();
     }
 
+    // ---- the server's shutdown
+
+    /**
+     * The server shuts down: a stream written as server-sent events is told now, any other goes on until it is
+     * {@link #cut}. Either order with the subscription tells an event stream once.
+     */
+    void serverStopping() {
+        stopping = true;
+        if (events) {
+            tellShutdown();
+        }
+    }
+
+    /**
+     * The shutdown's grace has passed: the request is told, and the connection closed whatever its producer does
+     * (Spring's write then cancels, as for a client gone). Without a known connection, the producer's failure fails
+     * the response when it lets it out.
+     */
+    void cut() {
+        stopping = true;
+        tellShutdown();
+        if (abort != null) {
+            abort.run();
+        }
+    }
+
+    private void tellShutdown() {
+        if (told.compareAndSet(false, true)) {
+            request.shuttingDown();
+            wake();
+        }
+    }
+
     // ---- the producer's side
 
     /** Runs the handler's code; then completes the response, or fails it with what the code threw. */
@@ -185,6 +237,13 @@ final class ResponseStream<T> implements Publisher<T>, Subscription, EventStream
         Subscriber<? super T> s = Objects.requireNonNull(subscriber);
         if (failure == null) {
             s.onComplete();
+        } else if (events && told.get() && request.endedBy() == Reason.SHUTDOWN) {
+            // told of the shutdown, however the producer let it out: an event stream may end after any event, and
+            // its client reconnects with the last id it got
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("a server-sent-events stream ended at shutdown: " + failure);
+            }
+            s.onComplete();
         } else if (begun && abort != null && endedByLimit(failure)) {
             // a stream cut by its own limit is not a server error: the connection closes, so that the client cannot
             // take the cut-short body for a whole one, without the error logs of a failed response
@@ -198,9 +257,10 @@ final class ResponseStream<T> implements Publisher<T>, Subscription, EventStream
         }
     }
 
-    /** Whether the producer ended because a stream limit passed (idle, max-duration), however it threw. */
+    /** Whether the producer ended because a stream limit passed (idle, max-duration, the shutdown's grace), however it threw. */
     private boolean endedByLimit(Throwable failure) {
-        if (request.endedBy() == Reason.MAX_DURATION) {
+        Reason reason = request.endedBy();
+        if (reason == Reason.MAX_DURATION || reason == Reason.SHUTDOWN) {
             return true;
         }
         for (Throwable t = failure; t != null && t.getCause() != t; t = t.getCause()) {

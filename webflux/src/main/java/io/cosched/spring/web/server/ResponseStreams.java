@@ -7,10 +7,12 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelOutboundBuffer;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.util.ClassUtils;
@@ -59,6 +61,9 @@ final class ResponseStreams {
         Channel channel = channel(exchange);
         Runnable abort = channel == null ? null : channel::close; // an HTTP/2 stream's channel: resets the stream
         LongSupplier progress = channel == null ? null : () -> pendingWrites(channel);
+        // Spring's writers set the type before they subscribe: server-sent events, or bytes the handler typed so
+        BooleanSupplier events = () -> MediaType.TEXT_EVENT_STREAM.isCompatibleWith(
+                exchange.getResponse().getHeaders().getContentType());
         if (body instanceof StreamingResponseBody bytes) {
             return new ResponseStream<DataBuffer>(
                     body,
@@ -66,16 +71,18 @@ final class ResponseStreams {
                     ChunkedOutputStream.producer(bytes, exchange.getResponse().bufferFactory()),
                     DataBufferUtils::release,
                     abort,
-                    progress);
+                    progress,
+                    events);
         }
-        EventStream<Object> events = (EventStream) body;
         int sendBuffer = request.limits().eventSendBuffer();
         if (channel != null && sendBuffer > 0) {
             // a connection's own socket (an HTTP/2 stream's channel takes no socket option): set before the first
             // event is written, it bounds what a slow client lets the producer send ahead
             channel.config().setOption(ChannelOption.SO_SNDBUF, sendBuffer);
         }
-        return new ResponseStream<>(body, request, events::produce, ResponseStreams::discard, abort, progress);
+        EventStream<Object> elements = (EventStream) body;
+        return new ResponseStream<>(
+                body, request, elements::produce, ResponseStreams::discard, abort, progress, events);
     }
 
     /** Starts the producer of a stream that belongs to no coroutine request on {@code producers}. */

@@ -50,7 +50,8 @@ final class StreamErrors implements WebExceptionHandler, Ordered {
                 return switch (closed.reason()) {
                     case IDLE_TIMEOUT ->
                         new ResponseStatusException(HttpStatus.REQUEST_TIMEOUT, closed.getMessage(), closed);
-                    case MAX_DURATION, REQUEST_TIMEOUT -> closed; // unwrapped: UnavailableResponses answers 503
+                    case MAX_DURATION, REQUEST_TIMEOUT, SHUTDOWN ->
+                        closed; // unwrapped: UnavailableResponses answers 503
                     case CLIENT_GONE -> null;
                 };
             }

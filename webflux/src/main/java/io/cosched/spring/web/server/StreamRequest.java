@@ -40,6 +40,12 @@ interface StreamRequest {
     void streamCancelled();
 
     /**
+     * The server shuts down and the response stream is to end: the request ends early with {@link Reason#SHUTDOWN}
+     * unless it is ending already, and its thread, when it is the request's coroutine, is interrupted.
+     */
+    void shuttingDown();
+
+    /**
      * Closes {@code reader} when the request's code has returned, so that buffers it holds, or still gets, of a
      * body the handler did not read to its end are released. Called by the reading thread.
      */
@@ -62,6 +68,7 @@ interface StreamRequest {
             case IDLE_TIMEOUT ->
                 "the client sent or took nothing for longer than its limit (cosched.web.stream.read-timeout, write-timeout)";
             case MAX_DURATION -> "the request ran past cosched.web.stream.max-duration";
+            case SHUTDOWN -> "the server is shutting down (cosched.web.stream.shutdown-grace)";
         };
     }
 
@@ -73,7 +80,7 @@ interface StreamRequest {
      */
     static StreamRequest detached(StreamLimits limits, ServerHttpResponse response) {
         return new StreamRequest() {
-            private volatile boolean gone;
+            private volatile @Nullable Reason ended;
 
             @Override
             public boolean beginStream() {
@@ -82,7 +89,7 @@ interface StreamRequest {
 
             @Override
             public @Nullable Reason endedBy() {
-                return gone ? Reason.CLIENT_GONE : null;
+                return ended;
             }
 
             @Override
@@ -97,7 +104,16 @@ interface StreamRequest {
 
             @Override
             public void streamCancelled() {
-                gone = true;
+                if (ended == null) {
+                    ended = Reason.CLIENT_GONE;
+                }
+            }
+
+            @Override
+            public void shuttingDown() {
+                if (ended == null) {
+                    ended = Reason.SHUTDOWN;
+                }
             }
 
             /** Without a coroutine request, the end that can be seen is the response's start. */

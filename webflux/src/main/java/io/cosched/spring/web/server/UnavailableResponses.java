@@ -21,7 +21,8 @@ import reactor.core.publisher.Mono;
  * {@code cosched.web.retry-after-max}; 429 Too Many Requests instead of 503 where {@code cosched.web.admission.status}
  * says so); a timed-out one with 504 Gateway Timeout
  * instead where so configured ({@code cosched.web.request-timeout-status}). A streamed request that ran past its time
- * limit while nothing had been sent yet is answered the same way. So is a request whose handler was
+ * limit while nothing had been sent yet is answered the same way, and one the server's shutdown ended before it sent
+ * anything with 503 and {@code Retry-After}. So is a request whose handler was
  * refused work for want of capacity and let the refusal out, a {@link RejectedExecutionException}: Spring's
  * {@code InvocationRejectedException} from {@code @ConcurrencyLimit(policy = REJECT)}, a full executor. Ordered
  * ahead of Spring Boot's error handler, which would answer 500; the application's own exception handlers see
@@ -46,7 +47,9 @@ final class UnavailableResponses implements WebExceptionHandler, Ordered {
         return error instanceof RequestTimeoutException
                 || error instanceof CoroutineRejectedException
                 || error instanceof StreamClosedException closed
-                        && (closed.reason() == Reason.MAX_DURATION || closed.reason() == Reason.REQUEST_TIMEOUT);
+                        && (closed.reason() == Reason.MAX_DURATION
+                                || closed.reason() == Reason.REQUEST_TIMEOUT
+                                || closed.reason() == Reason.SHUTDOWN);
     }
 
     /** The application refused the request's work at a limit of its own: a shed request too, retried later. */
@@ -62,11 +65,13 @@ final class UnavailableResponses implements WebExceptionHandler, Ordered {
             return Mono.error(error); // not ours, or too late for a status: let the connection end
         }
         boolean shed = error instanceof CoroutineRejectedException || refused;
-        HttpStatus status = shed ? shedStatus : timeoutStatus;
+        // a stream the shutdown ended before it sent anything: another instance takes the retry
+        boolean stopping = error instanceof StreamClosedException closed && closed.reason() == Reason.SHUTDOWN;
+        HttpStatus status = stopping ? HttpStatus.SERVICE_UNAVAILABLE : shed ? shedStatus : timeoutStatus;
         response.setStatusCode(status);
         HttpHeaders headers = response.getHeaders();
         headers.setContentType(MediaType.APPLICATION_PROBLEM_JSON);
-        if (shed) {
+        if (shed || stopping) {
             headers.set(HttpHeaders.RETRY_AFTER, Integer.toString(retryAfterSeconds.getAsInt()));
         }
         // the application's message may hold anything: its type alone, as Spring Boot leaves messages out by default

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -166,7 +167,8 @@ class StreamsTest {
                 },
                 e -> {},
                 null,
-                null);
+                null,
+                () -> false);
         Sink sink = new Sink();
         Coroutine<?> producer = io.spawn(stream::produce);
         stream.subscribe(sink);
@@ -200,7 +202,8 @@ class StreamsTest {
                 },
                 e -> {},
                 null,
-                null);
+                null,
+                () -> false);
         Sink sink = new Sink();
         io.spawn(stream::produce);
         stream.subscribe(sink);
@@ -236,7 +239,8 @@ class StreamsTest {
                 },
                 e -> {},
                 null,
-                null);
+                null,
+                () -> false);
         stream.fail(new IllegalStateException("timed out")); // before Spring subscribed: kept for it
         Sink sink = new Sink();
         io.spawn(stream::produce);
@@ -262,7 +266,8 @@ class StreamsTest {
                 },
                 e -> {},
                 () -> aborted.set(true),
-                null);
+                null,
+                () -> false);
         Sink sink = new Sink();
         Coroutine<?> producer = io.spawn(stream::produce);
         stream.subscribe(sink);
@@ -288,7 +293,8 @@ class StreamsTest {
                 },
                 e -> {},
                 null,
-                () -> pending.addAndGet(-1000));
+                () -> pending.addAndGet(-1000),
+                () -> false);
         Sink sink = new Sink();
         Coroutine<?> producer = io.spawn(stream::produce);
         stream.subscribe(sink);
@@ -308,11 +314,104 @@ class StreamsTest {
     @Test
     void nobodySubscribingEndsAProducerWaitingForItsFirstDemand() throws Exception {
         ResponseStream<String> stream =
-                new ResponseStream<>("body", new FakeRequest(0), s -> s.send("x"), e -> {}, null, null);
+                new ResponseStream<>("body", new FakeRequest(0), s -> s.send("x"), e -> {}, null, null, () -> false);
         Coroutine<?> producer = io.spawn(stream::produce);
         stream.abandon(); // whether the producer waits already or not yet
         producer.join();
         assertThat(producer.toFuture()).isDone();
+    }
+
+    @Test
+    void anEventStreamToldOfTheShutdownEndsCleanlyHoweverTheProducerLetsItOut() throws Exception {
+        FakeRequest request = new FakeRequest(0);
+        BlockingQueue<Throwable> ended = new LinkedBlockingQueue<>();
+        OpenStreams open = new OpenStreams(timers);
+        ResponseStream<String> stream = new ResponseStream<>(
+                "body",
+                request,
+                s -> {
+                    try {
+                        while (true) {
+                            s.send("tick");
+                        }
+                    } catch (IOException e) {
+                        ended.add(e);
+                        throw new IllegalStateException("wrapped by the application", e);
+                    }
+                },
+                e -> {},
+                null,
+                null,
+                () -> true);
+        open.add(stream);
+        Sink sink = new Sink();
+        Coroutine<?> producer = io.spawn(stream::produce);
+        stream.subscribe(sink);
+        sink.subscription.request(1);
+        assertThat(sink.next()).isEqualTo("next tick");
+        open.endAll(Duration.ofMinutes(1)); // the producer waits for demand meanwhile
+
+        assertThat(ended.poll(10, TimeUnit.SECONDS))
+                .isInstanceOf(StreamClosedException.class)
+                .hasMessageContaining("the server is shutting down (cosched.web.stream.shutdown-grace)")
+                .satisfies(e -> assertThat(((StreamClosedException) e).reason()).isEqualTo(Reason.SHUTDOWN));
+        assertThat(sink.next()).as("a clean end, not an error").isEqualTo("complete");
+        producer.join();
+        open.remove(stream);
+        assertThat(open.size()).isZero();
+    }
+
+    @Test
+    void aShutdownBeforeSpringSubscribedTellsAnEventStreamWhenItsTypeIsKnown() throws Exception {
+        FakeRequest request = new FakeRequest(0);
+        OpenStreams open = new OpenStreams(timers);
+        open.endAll(Duration.ofMinutes(1));
+        ResponseStream<String> stream =
+                new ResponseStream<>("body", request, s -> s.send("x"), e -> {}, null, null, () -> true);
+        open.add(stream); // opened after the shutdown began
+        assertThat(request.endedBy).as("not yet known to be an event stream").isNull();
+        Sink sink = new Sink();
+        Coroutine<?> producer = io.spawn(stream::produce);
+        stream.subscribe(sink);
+        assertThat(request.endedBy).isEqualTo(Reason.SHUTDOWN);
+        sink.subscription.request(1);
+        assertThat(sink.next()).isEqualTo("complete");
+        producer.join();
+    }
+
+    @Test
+    void anotherStreamGoesOnThroughTheGraceAndIsThenCutNotCompleted() throws Exception {
+        FakeRequest request = new FakeRequest(0);
+        AtomicBoolean aborted = new AtomicBoolean();
+        OpenStreams open = new OpenStreams(timers);
+        CountDownLatch mayEnd = new CountDownLatch(1);
+        ResponseStream<String> stream = new ResponseStream<>(
+                "body",
+                request,
+                s -> {
+                    s.send("line 1");
+                    s.send("line 2");
+                    mayEnd.await(); // stuck, as a producer waiting on a slow query
+                },
+                e -> {},
+                () -> aborted.set(true),
+                null,
+                () -> false);
+        open.add(stream);
+        Sink sink = new Sink();
+        Coroutine<?> producer = io.spawn(stream::produce);
+        stream.subscribe(sink);
+        sink.subscription.request(Long.MAX_VALUE);
+        assertThat(List.of(sink.next(), sink.next())).containsExactly("next line 1", "next line 2");
+        open.endAll(Duration.ofMillis(200));
+        assertThat(request.endedBy).as("JSON lines are not told at once").isNull();
+        assertThat(aborted).isFalse();
+
+        eventually(WAIT, aborted::get, () -> "not cut");
+        assertThat(request.endedBy).isEqualTo(Reason.SHUTDOWN);
+        assertThat(sink.signals).as("nothing says the body is whole").doesNotContain("complete");
+        mayEnd.countDown();
+        producer.join();
     }
 
     // ---- test doubles
@@ -356,6 +455,13 @@ class StreamsTest {
         public void streamCancelled() {
             cancelled = true;
             endedBy = Reason.CLIENT_GONE;
+        }
+
+        @Override
+        public void shuttingDown() {
+            if (endedBy == null) {
+                endedBy = Reason.SHUTDOWN;
+            }
         }
 
         @Override

@@ -23,6 +23,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.autoconfigure.context.LifecycleProperties;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.boot.webflux.autoconfigure.WebFluxRegistrations;
@@ -157,6 +158,16 @@ public final class CoschedWebFluxAutoConfiguration {
                     web.isCancelOnDisconnect(),
                     web.getMode() == CoschedWebProperties.Mode.ANNOTATED,
                     web.getStream().limits());
+        }
+
+        /** Ends the open streams when the context closes, as the web server's graceful shutdown begins. */
+        @Bean
+        StreamShutdownLifecycle coschedStreamShutdown(
+                CoroutineRequests requests, CoschedWebProperties web, ObjectProvider<LifecycleProperties> lifecycle) {
+            return new StreamShutdownLifecycle(
+                    requests,
+                    web.getStream().getShutdownGrace(),
+                    lifecycle.getIfAvailable(LifecycleProperties::new).getTimeoutPerShutdownPhase());
         }
 
         /** The numbers the endpoint, the meters and readiness read: counted by the requests, read-only. */

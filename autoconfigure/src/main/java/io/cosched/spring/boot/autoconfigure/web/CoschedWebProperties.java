@@ -205,6 +205,14 @@ public class CoschedWebProperties {
         // CoschedWebPropertiesTest checks (the defaults bind to StreamLimits.DEFAULT)
         private DataSize eventSendBuffer = DataSize.ofKilobytes(32);
 
+        /**
+         * At shutdown, how long streamed responses other than server-sent events (JSON lines, downloads) may go on
+         * before their connections are closed; server-sent-events streams are told at once and end cleanly. Runs
+         * while the web server drains, so keep it below spring.lifecycle.timeout-per-shutdown-phase. 0 cuts them at
+         * once.
+         */
+        private Duration shutdownGrace = Duration.ofSeconds(5);
+
         public Duration getReadTimeout() {
             return readTimeout;
         }
@@ -235,6 +243,14 @@ public class CoschedWebProperties {
                         "stream.event-send-buffer: " + eventSendBuffer + " (expected: from 0, the kernel's, to 2GB)");
             }
             this.eventSendBuffer = eventSendBuffer;
+        }
+
+        public Duration getShutdownGrace() {
+            return shutdownGrace;
+        }
+
+        public void setShutdownGrace(Duration shutdownGrace) {
+            this.shutdownGrace = Arguments.nonNegative("stream.shutdown-grace", shutdownGrace);
         }
 
         public @Nullable Duration getFirstByteTimeout() {

@@ -60,6 +60,12 @@ class CoschedWebFluxAutoConfigurationTest {
                             .isLessThan(-1));
             assertThat(context.getBeansOfType(WebFluxConfigurer.class))
                     .containsOnlyKeys("coschedWebFluxConfigurer", "coschedStreamingConfigurer");
+            // open streams end as the server's graceful shutdown begins: stopped after the shutdown delay, before it
+            assertThat(context.getBean(StreamShutdownLifecycle.class).getPhase())
+                    .isGreaterThan(
+                            org.springframework.boot.web.server.context.WebServerApplicationContext
+                                    .GRACEFUL_SHUTDOWN_PHASE)
+                    .isLessThan(org.springframework.context.SmartLifecycle.DEFAULT_PHASE);
             // the handler executor is no bean: as an Executor it would take over @Async
             assertThat(context.getBeansOfType(java.util.concurrent.Executor.class)
                             .values())
@@ -125,7 +131,8 @@ class CoschedWebFluxAutoConfigurationTest {
                     .hasSingleBean(ReactorResourceFactory.class)
                     .hasSingleBean(CoroutineHandlers.class)
                     .doesNotHaveBean(CoroutineRequests.class)
-                    .doesNotHaveBean(CoschedWebStats.class);
+                    .doesNotHaveBean(CoschedWebStats.class)
+                    .doesNotHaveBean(StreamShutdownLifecycle.class);
             // streamed bodies and answers still work, detached from any coroutine request
             assertThat(context.getBeansOfType(WebFluxConfigurer.class)).containsOnlyKeys("coschedStreamingConfigurer");
             assertThat(context).hasSingleBean(StreamingSupport.class);

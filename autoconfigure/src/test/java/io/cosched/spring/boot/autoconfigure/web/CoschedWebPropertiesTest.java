@@ -176,6 +176,11 @@ class CoschedWebPropertiesTest {
                 "cosched.web.stream.event-send-buffer=-1B",
                 "Property: cosched.web.stream.event-send-buffer",
                 "stream.event-send-buffer: -1B (expected: from 0, the kernel's, to 2GB)");
+        assertStartupFails(
+                output,
+                "cosched.web.stream.shutdown-grace=-1s",
+                "Property: cosched.web.stream.shutdown-grace",
+                "stream.shutdown-grace: PT-1S (expected: >= 0)");
         new ApplicationContextRunner()
                 .withUserConfiguration(WebProperties.class)
                 .withPropertyValues(

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.springframework.core.io.buffer.DataBufferUtils;
@@ -48,8 +49,12 @@ class StreamingHandlers {
         static volatile long endedAtNanos;
         static final AtomicReference<Throwable> endedWith = new AtomicReference<>();
         static volatile String thread;
+        static final AtomicInteger streaming = new AtomicInteger(); // producers past their first send
+        static final java.util.Queue<Throwable> endings = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
         static void reset() {
+            streaming.set(0);
+            endings.clear();
             read.set(0);
             sent.set(0);
             go = new CountDownLatch(0);
@@ -188,6 +193,32 @@ class StreamingHandlers {
                 throw t;
             }
         };
+    }
+
+    /** An event every {@code everyMs}, for ever; tells how it ended. */
+    @GetMapping(path = "/ticks", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
+    EventStream<String> ticks(@RequestParam long everyMs) {
+        return events -> endless(events, "tick", everyMs);
+    }
+
+    /** A JSON line every {@code everyMs}, for ever; tells how it ended. */
+    @GetMapping(path = "/lines", produces = MediaType.APPLICATION_NDJSON_VALUE)
+    EventStream<Map<String, Object>> lines(@RequestParam long everyMs) {
+        return events -> endless(events, Map.of("line", true), everyMs);
+    }
+
+    private static <T> void endless(EventStream.Emitter<T> events, T element, long everyMs) throws Exception {
+        try {
+            events.send(element);
+            Probe.streaming.incrementAndGet();
+            while (true) {
+                Coroutines.sleep(Duration.ofMillis(everyMs));
+                events.send(element);
+            }
+        } catch (Throwable t) {
+            Probe.endings.add(t);
+            throw t;
+        }
     }
 
     /** Sleeps, then sends one event: the request timeout covers the wait for the first byte. */
