@@ -66,6 +66,9 @@ class DocSnippetsCompileTest {
             "import java.io.InputStream;",
             "import java.nio.charset.StandardCharsets;",
             "import org.springframework.http.codec.ServerSentEvent;",
+            "import org.springframework.web.reactive.HandlerMapping;",
+            "import org.springframework.web.reactive.handler.SimpleUrlHandlerMapping;",
+            "import io.cosched.spring.web.BlockingWebSocketSession.Message;",
             "");
 
     @TestFactory

@@ -8,6 +8,7 @@ import org.springframework.web.reactive.function.server.HandlerFilterFunction;
 import org.springframework.web.reactive.function.server.HandlerFunction;
 import org.springframework.web.reactive.function.server.ServerRequest;
 import org.springframework.web.reactive.function.server.ServerResponse;
+import org.springframework.web.reactive.socket.WebSocketHandler;
 import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -52,6 +53,13 @@ public final class CoroutineHandlers {
         default Publisher<?> stream(ServerWebExchange exchange, Object streamedAnswer) {
             throw new UnsupportedOperationException("streamed bodies need cosched's streaming support (the starter "
                     + "wires it: a CoroutineHandlers bean made from cosched's CoroutineRequests or StreamingSupport)");
+        }
+
+        /** A Spring {@code WebSocketHandler} that serves each connection with {@code handler}. */
+        default WebSocketHandler webSocket(BlockingWebSocketHandler handler) {
+            throw new UnsupportedOperationException("blocking WebSocket handlers need cosched's streaming support (the"
+                    + " starter wires it: a CoroutineHandlers bean made from cosched's CoroutineRequests or"
+                    + " StreamingSupport)");
         }
     }
 
@@ -128,6 +136,15 @@ public final class CoroutineHandlers {
     @SuppressWarnings("unchecked")
     public Publisher<DataBuffer> bytes(ServerRequest request, StreamingResponseBody body) {
         return (Publisher<DataBuffer>) runner.stream(request.exchange(), body);
+    }
+
+    /**
+     * A Spring {@code WebSocketHandler} whose connections {@code handler} serves in blocking style: each as a
+     * coroutine on the connection's loop, with the handshake's context (see {@link BlockingWebSocketHandler}). Map it
+     * as any {@code WebSocketHandler}, with a {@code SimpleUrlHandlerMapping}.
+     */
+    public WebSocketHandler webSocket(BlockingWebSocketHandler handler) {
+        return runner.webSocket(handler);
     }
 
     /**

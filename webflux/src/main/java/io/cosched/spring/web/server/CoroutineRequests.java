@@ -3,6 +3,7 @@ package io.cosched.spring.web.server;
 import io.cosched.Arguments;
 import io.cosched.IOManager;
 import io.cosched.Internal;
+import io.cosched.spring.web.BlockingWebSocketHandler;
 import io.cosched.spring.web.CoroutineHandlers;
 import io.cosched.spring.web.CoschedWebStats;
 import io.netty.channel.EventLoop;
@@ -19,6 +20,7 @@ import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.util.ClassUtils;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerAdapter;
+import org.springframework.web.reactive.socket.WebSocketHandler;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebExceptionHandler;
 import reactor.core.CoreSubscriber;
@@ -166,6 +168,18 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
     }
 
     private static final String FUNCTIONAL_REQUEST = CoroutineRequests.class.getName() + ".request";
+
+    /**
+     * Each connection served by {@code handler} in a coroutine of its own on the connection's loop (Reactor Netty
+     * calls a WebSocket handler there once the handshake is done), with the handshake's context; its outbound stream
+     * ends at the server's shutdown as an event stream does. Not admitted against the in-flight limit: a WebSocket
+     * lives as long as its client keeps it.
+     */
+    @Override
+    public WebSocketHandler webSocket(BlockingWebSocketHandler handler) {
+        return WebSocketConversation.adapter(
+                handler, task -> io.spawn(task), policy.streams(), io.timers(), policy.restorer(), services.streams());
+    }
 
     /**
      * Ends the streamed responses of these requests for the server's shutdown; returns at once. A stream written as

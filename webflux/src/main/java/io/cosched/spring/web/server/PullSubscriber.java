@@ -71,12 +71,7 @@ final class PullSubscriber<T> implements CoreSubscriber<T> {
             throw new IOException(what + ": the stream is closed");
         }
         if (!subscribed) {
-            subscribed = true;
-            if (!request.beginStream()) {
-                throw request.closed(what);
-            }
-            request.closeAtEnd(this);
-            source.subscribe(this);
+            open();
         }
         boolean waited = false; // a wait for the client begins at the first park, not on every read
         try {
@@ -124,6 +119,24 @@ final class PullSubscriber<T> implements CoreSubscriber<T> {
                 waiting.end();
             }
         }
+    }
+
+    /**
+     * Subscribes, once, ahead of the first {@link #next()}: the publisher may send up to the prefetch from now on. The
+     * request begins to stream.
+     *
+     * @throws StreamClosedException when the request timed out first
+     */
+    void open() throws IOException {
+        if (subscribed) {
+            return;
+        }
+        subscribed = true;
+        if (!request.beginStream()) {
+            throw request.closed(what);
+        }
+        request.closeAtEnd(this);
+        source.subscribe(this);
     }
 
     /** Stops taking: cancels the publisher and discards what it sent and will still send. */

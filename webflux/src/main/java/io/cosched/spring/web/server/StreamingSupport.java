@@ -1,5 +1,6 @@
 package io.cosched.spring.web.server;
 
+import io.cosched.spring.web.BlockingWebSocketHandler;
 import io.cosched.spring.web.CoroutineHandlers;
 import io.cosched.spring.web.EventStream;
 import io.cosched.spring.web.MultipartStream;
@@ -16,6 +17,7 @@ import org.springframework.http.codec.ServerCodecConfigurer;
 import org.springframework.web.reactive.HandlerResultHandler;
 import org.springframework.web.reactive.accept.RequestedContentTypeResolver;
 import org.springframework.web.reactive.result.method.HandlerMethodArgumentResolver;
+import org.springframework.web.reactive.socket.WebSocketHandler;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebExceptionHandler;
 import reactor.core.publisher.Flux;
@@ -84,6 +86,11 @@ public final class StreamingSupport {
             @Override
             public Publisher<?> stream(ServerWebExchange exchange, Object streamedAnswer) {
                 return detached(streamedAnswer, exchange, detached, limits);
+            }
+
+            @Override
+            public WebSocketHandler webSocket(BlockingWebSocketHandler handler) {
+                return WebSocketConversation.adapter(handler, detached, limits, null, ContextRestorer.detect(), null);
             }
         };
     }

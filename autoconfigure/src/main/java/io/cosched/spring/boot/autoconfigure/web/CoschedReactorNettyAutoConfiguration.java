@@ -8,6 +8,7 @@ import io.cosched.spring.web.netty.GlobalLoops;
 import io.cosched.spring.web.netty.IOManagerLoopResources;
 import io.cosched.spring.web.netty.LoopConnectionProvider;
 import io.cosched.spring.web.netty.ServerConnections;
+import io.cosched.spring.web.netty.WebSocketUpgradeGuard;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -91,6 +92,16 @@ public final class CoschedReactorNettyAutoConfiguration {
                 channel.pipeline().addFirst("cosched.progress", LoopProgressHandler.INSTANCE);
                 connections.accepted(channel);
             });
+        }
+
+        /**
+         * Keeps the WebSocket frames a client sends together with its upgrade request, which the HTTP decoder would
+         * otherwise take for a malformed request and drop before the handshake is done.
+         */
+        @Bean
+        NettyServerCustomizer coschedWebSocketUpgrade() {
+            return server ->
+                    server.doOnChannelInit((observer, channel, remote) -> WebSocketUpgradeGuard.install(channel));
         }
 
         /** The main server's port (not a management server's): what its listen queue is found by. */

@@ -1,6 +1,7 @@
 package io.cosched.spring.boot.autoconfigure.web;
 
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
@@ -29,5 +30,26 @@ final class Await {
             }
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
         }
+    }
+
+    /**
+     * The value of {@code counter} once it has not moved for 300 ms (a producer parked by backpressure); fails when it
+     * is still moving after 30 s.
+     */
+    static long stableAfter(AtomicLong counter) {
+        long last = -1;
+        long since = System.nanoTime();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() < deadline) {
+            long now = counter.get();
+            if (now != last) {
+                last = now;
+                since = System.nanoTime();
+            } else if (System.nanoTime() - since > TimeUnit.MILLISECONDS.toNanos(300)) {
+                return now;
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+        }
+        throw new AssertionError("still moving after 30 s: " + last);
     }
 }

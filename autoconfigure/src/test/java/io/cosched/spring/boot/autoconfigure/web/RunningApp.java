@@ -39,6 +39,7 @@ final class RunningApp implements BeforeAllCallback, AfterAllCallback, BeforeEac
         WebTestApp.Probe.reset();
         StreamingHandlers.Probe.reset();
         FanOutHandlers.Probe.reset();
+        WebSocketHandlers.Probe.reset();
     }
 
     ConfigurableApplicationContext context() {

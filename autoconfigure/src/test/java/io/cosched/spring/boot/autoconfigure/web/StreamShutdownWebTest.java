@@ -17,7 +17,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * Graceful shutdown with streams open ({@code cosched.web.stream.shutdown-grace}): server-sent-events streams are
- * told at once and end cleanly, a JSON-lines stream goes on through the grace and is then cut, and the context
+ * told at once and end cleanly, so does a WebSocket (closed 1001), a JSON-lines stream goes on through the grace
+ * and is then cut, and the context
  * closes long before Spring's 30 s phase timeout, which is what it waited for before.
  */
 @Timeout(120)
@@ -28,6 +29,7 @@ class StreamShutdownWebTest {
     @Test
     void eventStreamsEndCleanlyAtOnceAndOtherStreamsAreCutAfterTheGrace() throws Exception {
         StreamingHandlers.Probe.reset();
+        WebSocketHandlers.Probe.reset();
         ConfigurableApplicationContext context = WebTestApp.startWith(
                 List.of("cosched.web.stream.shutdown-grace=5s", "spring.lifecycle.timeout-per-shutdown-phase=30s"));
         Http http = new Http(WebTestApp.port(context));
@@ -36,7 +38,9 @@ class StreamShutdownWebTest {
             events.add(http.getOnNewConnection("/s/ticks?everyMs=50"));
         }
         CompletableFuture<HttpResponse<String>> lines = http.getOnNewConnection("/s/lines?everyMs=50");
+        WebSocketWebTest.Client socket = WebSocketWebTest.Client.open(WebTestApp.port(context), "/ws/ticks", true);
         Await.until(() -> Probe.streaming.get() == EVENT_STREAMS + 1, () -> "streaming: " + Probe.streaming);
+        socket.next();
 
         long closing = System.nanoTime();
         // SIGTERM's path: Spring Boot's shutdown hook closes the context. On a thread of its own: the common pool
@@ -53,6 +57,15 @@ class StreamShutdownWebTest {
             assertThat(r.statusCode()).isEqualTo(200);
             assertThat(r.body()).startsWith("data:tick");
         }
+        assertThat(socket.closedWith.get(30, TimeUnit.SECONDS))
+                .as("a WebSocket closes as going away, once its handler has returned")
+                .isEqualTo(1001);
+        assertThat(WebSocketHandlers.Probe.endedWith.get())
+                .satisfiesAnyOf(
+                        e -> assertThat(StreamingHandlers.closedBecause(
+                                        (Throwable) e, StreamClosedException.Reason.SHUTDOWN))
+                                .isTrue(),
+                        e -> assertThat(e).isInstanceOf(InterruptedException.class));
         assertThat(lines.isDone()).as("JSON lines go on through the grace").isFalse();
 
         assertThat(catchCause(lines)).as("a body cut short must not look whole").isInstanceOf(IOException.class);

@@ -19,7 +19,6 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -79,7 +78,7 @@ class StreamingWebTest {
         assertThat(Probe.paused.await(30, TimeUnit.SECONDS))
                 .as("the handler read a megabyte and paused")
                 .isTrue();
-        long ahead = stableAfter(offered) - Probe.read.get();
+        long ahead = Await.stableAfter(offered) - Probe.read.get();
         // what the client got rid of while the handler read nothing: the kernel's socket buffers on both sides and
         // the few buffers asked for ahead, never the body
         assertThat(ahead).as("bytes the client sent past what the handler read").isLessThan(32L << 20);
@@ -201,7 +200,7 @@ class StreamingWebTest {
             socket.setReceiveBufferSize(64 * 1024);
             send(socket, "GET /s/endless HTTP/1.1\r\nHost: x\r\n\r\n");
             Await.until(() -> Probe.sent.get() > 0, () -> "no event sent");
-            long sent = stableAfter(Probe.sent);
+            long sent = Await.stableAfter(Probe.sent);
             // the socket buffers and at most 32 events queued in Reactor Netty: 5,000 events of ~120 bytes are 600 KB
             assertThat(sent).as("events sent to a client that reads nothing").isLessThan(5_000);
             assertThat(Probe.ended.getCount())
@@ -267,23 +266,6 @@ class StreamingWebTest {
     }
 
     /** The counter once it has not moved for 300 ms: how far something got before it was held back. */
-    private static long stableAfter(AtomicLong counter) {
-        long last = -1;
-        long since = System.nanoTime();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (System.nanoTime() < deadline) {
-            long now = counter.get();
-            if (now != last) {
-                last = now;
-                since = System.nanoTime();
-            } else if (System.nanoTime() - since > TimeUnit.MILLISECONDS.toNanos(300)) {
-                return now;
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
-        }
-        throw new AssertionError("still moving after 30 s: " + last);
-    }
-
     private String url(String path) {
         return "http://127.0.0.1:" + WebTestApp.port(app.context()) + path;
     }

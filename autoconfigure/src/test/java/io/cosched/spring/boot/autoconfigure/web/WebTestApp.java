@@ -39,7 +39,11 @@ import reactor.core.publisher.Mono;
             "org.springframework.boot.data.jpa.autoconfigure.DataJpaRepositoriesAutoConfiguration",
             "org.springframework.boot.data.jdbc.autoconfigure.DataJdbcRepositoriesAutoConfiguration"
         })
-@org.springframework.context.annotation.Import({StreamingHandlers.class, FanOutHandlers.class, WebTestApp.Limited.class
+@org.springframework.context.annotation.Import({
+    StreamingHandlers.class,
+    FanOutHandlers.class,
+    WebSocketHandlers.class,
+    WebTestApp.Limited.class
 })
 @org.springframework.resilience.annotation.EnableResilientMethods
 public class WebTestApp {
