@@ -15,9 +15,11 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -81,17 +83,17 @@ public final class StreamLoad {
         int port = url.getPort() > 0 ? url.getPort() : 80;
         this.address = new InetSocketAddress(url.getHost(), port);
         this.hostHeader = url.getHost() + ":" + port;
-        this.path = o.getOrDefault("path", mode.equals("sse") ? "/sse?hz=1000" : "/upload");
-        this.connections = positive(o, "connections", mode.equals("sse") ? 1000 : 1);
+        this.path = o.getOrDefault("path", mode.equals("upload") ? "/upload" : "/sse?hz=1000");
+        this.connections = positive(o, "connections", mode.equals("upload") ? 1 : 1000);
         this.deadlineNanos = startNanos + (long) (Double.parseDouble(o.getOrDefault("seconds", "60")) * 1e9);
         this.untilFile = o.containsKey("until-file") ? Path.of(o.get("until-file")) : null;
         this.timeline = o.containsKey("timeline") ? Path.of(o.get("timeline")) : null;
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length == 0 || !(args[0].equals("sse") || args[0].equals("upload"))) {
+        if (args.length == 0 || !List.of("sse", "upload", "shutdown").contains(args[0])) {
             throw new IllegalArgumentException(
-                    "mode: " + (args.length == 0 ? "none" : args[0]) + " (expected: sse or upload)");
+                    "mode: " + (args.length == 0 ? "none" : args[0]) + " (expected: sse, upload or shutdown)");
         }
         Map<String, String> o = new TreeMap<>();
         for (String a : List.of(args).subList(1, args.length)) {
@@ -102,7 +104,11 @@ public final class StreamLoad {
             o.put(eq < 0 ? a.substring(2) : a.substring(2, eq), eq < 0 ? "" : a.substring(eq + 1));
         }
         StreamLoad load = new StreamLoad(args[0], o);
-        String result = args[0].equals("sse") ? load.sse(o) : load.upload(o);
+        String result = switch (args[0]) {
+            case "sse" -> load.sse(o);
+            case "upload" -> load.upload(o);
+            default -> load.shutdown(o);
+        };
         System.out.println(result);
     }
 
@@ -215,6 +221,105 @@ public final class StreamLoad {
             minEvents.accumulateAndGet(events, Math::min);
             maxEvents.accumulateAndGet(events, Math::max);
         }
+    }
+
+    // ---- shutdown ----
+
+    /**
+     * Opens the connections to an SSE endpoint, reads their events as they come, and once every one has had its
+     * first event sends the server ({@code --pid}) SIGTERM; then waits for each stream to end and for the server to
+     * exit. A stream ends cleanly when its body ends with the last chunk, else it was cut (the connection closed
+     * mid-body, or reset).
+     */
+    private String shutdown(Map<String, String> o) throws Exception {
+        ProcessHandle server = ProcessHandle.of(Long.parseLong(Objects.requireNonNull(o.get("pid"), "--pid")))
+                .orElseThrow(() -> new IllegalArgumentException("--pid: no such process"));
+        Semaphore connecting = new Semaphore(50);
+        CountDownLatch streaming = new CountDownLatch(connections);
+        AtomicLong signalled = new AtomicLong();
+        LongAdder clean = new LongAdder();
+        LongAdder cut = new LongAdder();
+        List<Long> endsMs = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < connections; i++) {
+            threads.add(Thread.ofVirtual().name("sse-" + i).start(() -> {
+                try (Socket socket = new Socket()) {
+                    connecting.acquire();
+                    try {
+                        socket.connect(address, 10_000);
+                    } finally {
+                        connecting.release();
+                    }
+                    connected.incrementAndGet();
+                    socket.getOutputStream()
+                            .write(("GET " + path + " HTTP/1.1\r\nHost: " + hostHeader
+                                            + "\r\nAccept: text/event-stream\r\n\r\n")
+                                    .getBytes(StandardCharsets.US_ASCII));
+                    HttpReader in = new HttpReader(socket.getInputStream(), 512);
+                    Head head = in.head();
+                    if (head.status != 200) {
+                        fail("status " + head.status);
+                        streaming.countDown();
+                        return;
+                    }
+                    Body body = in.body(head);
+                    Events events = new Events(body);
+                    boolean first = true;
+                    try {
+                        while (events.next() != -1) {
+                            units.increment();
+                            if (first) {
+                                first = false;
+                                streaming.countDown();
+                            }
+                        }
+                        (body.endedCleanly() ? clean : cut).increment();
+                    } catch (IOException e) {
+                        cut.increment();
+                    }
+                    long since = signalled.get();
+                    if (since != 0) {
+                        endsMs.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - since));
+                    }
+                } catch (IOException e) {
+                    fail(e.getClass().getSimpleName() + ": " + e.getMessage());
+                    streaming.countDown();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }));
+        }
+        boolean allStreaming = streaming.await(120, TimeUnit.SECONDS);
+        long t0 = System.nanoTime();
+        signalled.set(t0);
+        server.destroy(); // SIGTERM
+        for (Thread t : threads) {
+            t.join(java.time.Duration.ofSeconds(120));
+        }
+        long streamsEnded = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+        boolean exited =
+                server.onExit().completeOnTimeout(null, 120, TimeUnit.SECONDS).get() != null;
+        long exitMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+        List<Long> ends = new ArrayList<>(endsMs);
+        ends.sort(null);
+        return String.format(
+                Locale.ROOT,
+                "{\"mode\":\"shutdown\",\"connections\":%d,\"connected\":%d,\"allStreaming\":%b,\"failed\":%d,"
+                        + "\"failures\":%s,\"events\":%d,\"clean\":%d,\"cut\":%d,\"endP50Ms\":%d,\"endMaxMs\":%d,"
+                        + "\"streamsEndedMs\":%d,\"exited\":%b,\"exitMs\":%d}",
+                connections,
+                connected.get(),
+                allStreaming,
+                failed.get(),
+                failuresJson(),
+                units.sum(),
+                clean.sum(),
+                cut.sum(),
+                ends.isEmpty() ? -1 : ends.get(ends.size() / 2),
+                ends.isEmpty() ? -1 : ends.get(ends.size() - 1),
+                streamsEnded,
+                exited,
+                exitMs);
     }
 
     // ---- upload ----
@@ -490,6 +595,7 @@ public final class StreamLoad {
         private final boolean chunked;
         private long left; // of the current chunk, or of the body; -1: up to the end of the stream
         private boolean ended;
+        private boolean whole; // it ended as its framing says: the last chunk, or its length read
 
         Body(HttpReader in, long length, boolean chunked) {
             this.in = in;
@@ -508,6 +614,7 @@ public final class StreamLoad {
             }
             if (left == 0) {
                 ended = true;
+                whole = true;
                 return -1;
             }
             int n = in.read(dst, off, left < 0 ? len : (int) Math.min(len, left));
@@ -528,7 +635,7 @@ public final class StreamLoad {
                 size = in.line();
             }
             if (size == null) {
-                return false;
+                return false; // the connection closed between chunks: not whole
             }
             int ext = size.indexOf(';');
             left = Long.parseLong((ext < 0 ? size : size.substring(0, ext)).trim(), 16);
@@ -539,7 +646,13 @@ public final class StreamLoad {
             do {
                 trailer = in.line(); // the trailer, up to its empty line: the connection's next answer follows
             } while (trailer != null && !trailer.isEmpty());
+            whole = true;
             return false;
+        }
+
+        /** Whether the body ended as its framing says (the last chunk, or all its length), not by a closed connection. */
+        boolean endedCleanly() {
+            return whole;
         }
 
         /** The rest of the body as text. */
