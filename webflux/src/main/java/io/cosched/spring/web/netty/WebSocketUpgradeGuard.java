@@ -34,11 +34,15 @@ import reactor.netty.http.websocket.WebsocketInbound;
  * here as bytes, and holds those until the handshake's 101 has gone out and Reactor Netty has bound its WebSocket
  * operations (a handshake called off the loop binds them a task later); it then feeds them in again from the
  * pipeline's head, where the WebSocket decoder now reads them first, and leaves. An upgrade refused (any answer but
- * 101) closes the connection after its answer, since what followed the request was not HTTP.
+ * 101) closes the connection after its answer, since what followed the request was not HTTP; so does a client that
+ * sends more than 1 MiB before the answer.
  */
 public final class WebSocketUpgradeGuard extends ChannelDuplexHandler {
 
     static final String NAME = "cosched.webSocketUpgrade";
+
+    /** What a client may send ahead of the handshake's answer; more closes the connection. */
+    static final int MAX_EARLY_BYTES = 1024 * 1024;
 
     private boolean holding; // an upgrade request passed, and what follows it is not fed in yet
     private boolean upgraded; // its 101 has gone out
@@ -60,6 +64,11 @@ public final class WebSocketUpgradeGuard extends ChannelDuplexHandler {
         if (holding) {
             if (msg instanceof ByteBuf bytes) {
                 hold(ctx, bytes);
+                CompositeByteBuf held = early;
+                if (held != null && held.readableBytes() > MAX_EARLY_BYTES) {
+                    drop(); // a few messages come with a handshake, not megabytes
+                    ctx.close();
+                }
             } else if (msg instanceof HttpContent) {
                 ctx.fireChannelRead(msg); // the upgrade request's own end, decoded before the decoder went
             } else {
