@@ -25,7 +25,6 @@ import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.ConnectException;
 import java.net.URI;
 import java.nio.file.Files;
@@ -39,7 +38,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Pattern;
 
 /**
  * The fault and soak suite's load generator (benchmarks/soak.sh): HTTP/1.1 GETs against one server,
@@ -211,76 +209,9 @@ public final class LoadGen {
             // a second before the counted part: reading a JVM's threads holds this loop for 30-70 ms, and every request
             // due meanwhile is answered that much late; read at the counted part's start, the stall was in every
             // stack's latency (a thread of its own for the reading still held the loop 13 ms on the one load core)
-            loop.schedule(() -> serverAtWindow = serverCounters(), cpuFromNanos, TimeUnit.NANOSECONDS);
+            loop.schedule(() -> serverAtWindow = ServerCounters.read(serverPid), cpuFromNanos, TimeUnit.NANOSECONDS);
         }
         loop.schedule(this::stop, warmupNanos + durationNanos, TimeUnit.NANOSECONDS);
-    }
-
-    /**
-     * The server's counters at one instant: the process's CPU time in clock ticks (utime + stime, threads that ended
-     * included) and per thread id its group (its name with digits as '#'), CPU ticks, voluntary and involuntary
-     * context switches.
-     */
-    private record ServerCounters(long ticks, Map<String, ThreadCounters> threads) {}
-
-    private record ThreadCounters(String group, long[] counts) {}
-
-    private static final Pattern DIGITS = Pattern.compile("[0-9]");
-
-    private ServerCounters serverCounters() {
-        try {
-            long ticks = utimeStime(Files.readString(Path.of("/proc/" + serverPid + "/stat")));
-            Map<String, ThreadCounters> threads = new TreeMap<>();
-            try (var tasks = Files.list(Path.of("/proc/" + serverPid + "/task"))) {
-                for (Path t : (Iterable<Path>) tasks::iterator) {
-                    try {
-                        String stat = Files.readString(t.resolve("stat"));
-                        String group = DIGITS.matcher(stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')))
-                                .replaceAll("#");
-                        long[] c = new long[3];
-                        c[0] = utimeStime(stat);
-                        for (String line : Files.readAllLines(t.resolve("status"))) {
-                            int i = line.startsWith("voluntary_ctxt_switches")
-                                    ? 1
-                                    : line.startsWith("nonvoluntary_ctxt_switches") ? 2 : 0;
-                            if (i > 0) {
-                                c[i] = Long.parseLong(
-                                        line.substring(line.indexOf(':') + 1).trim());
-                            }
-                        }
-                        threads.put(t.getFileName().toString(), new ThreadCounters(group, c));
-                    } catch (IOException gone) {
-                        // a thread that ended while the directory was read: not counted
-                    }
-                }
-            }
-            return new ServerCounters(ticks, threads);
-        } catch (IOException e) {
-            throw new UncheckedIOException("--server-pid=" + serverPid + ": cannot read its /proc entries", e);
-        }
-    }
-
-    /**
-     * Per group of threads, what its threads did between the two readings: a thread alive at the end counts from its
-     * first reading, or from nothing when it started in between. A thread that ended in between is not counted (its
-     * switches leave /proc with it; before, such a thread made a group's and the process's switches negative).
-     */
-    private static Map<String, long[]> groupDeltas(ServerCounters start, ServerCounters end) {
-        Map<String, long[]> groups = new TreeMap<>();
-        end.threads().forEach((tid, e) -> {
-            ThreadCounters s = start.threads().get(tid);
-            long[] g = groups.computeIfAbsent(e.group(), k -> new long[3]);
-            for (int i = 0; i < 3; i++) {
-                g[i] += e.counts()[i] - (s == null ? 0 : s.counts()[i]);
-            }
-        });
-        return groups;
-    }
-
-    /** utime + stime of a /proc stat line: fields 14 and 15, counted after the name in parentheses (field 2). */
-    private static long utimeStime(String stat) {
-        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-        return Long.parseLong(f[11]) + Long.parseLong(f[12]);
     }
 
     private String nextPath() {
@@ -315,7 +246,7 @@ public final class LoadGen {
     private void maybeDone() {
         if (stopping && inFlight == 0 && !done.isDone()) {
             if (serverPid > 0) {
-                serverAtEnd = serverCounters();
+                serverAtEnd = ServerCounters.read(serverPid);
             }
             for (Conn c : idle) {
                 c.channel.close();
@@ -542,8 +473,8 @@ public final class LoadGen {
                 .append(",\"allMs\":")
                 .append(percentiles(allNanos, allCount));
         if (serverAtWindow != null && serverAtEnd != null && cpuCount > 0) {
-            Map<String, long[]> deltas = groupDeltas(serverAtWindow, serverAtEnd);
-            long switches = deltas.values().stream().mapToLong(d -> d[1] + d[2]).sum();
+            Map<String, long[]> deltas = ServerCounters.groupDeltas(serverAtWindow, serverAtEnd);
+            long switches = serverAtEnd.switchesSince(serverAtWindow);
             sb.append(",\"server\":{\"cpuUsPerRequest\":")
                     .append(fmt((serverAtEnd.ticks() - serverAtWindow.ticks()) * 1e6 / clockTicks / cpuCount))
                     .append(",\"switchesPerRequest\":")

@@ -159,19 +159,8 @@ public final class StreamLoad {
         try (Socket socket = new Socket()) {
             socket.setReceiveBufferSize(rcvbuf); // before connect: the window scale is chosen from it
             socket.setTcpNoDelay(true);
-            connecting.acquire();
-            try {
-                socket.connect(address, 10_000);
-            } finally {
-                connecting.release();
-            }
+            HttpReader in = askForEvents(socket, connecting);
             open.add(socket);
-            connected.incrementAndGet();
-            OutputStream out = socket.getOutputStream();
-            out.write(("GET " + path + " HTTP/1.1\r\nHost: " + hostHeader + "\r\nAccept: text/event-stream\r\n\r\n")
-                    .getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            HttpReader in = new HttpReader(socket.getInputStream(), 512);
             Head head = in.head();
             if (head.status != 200) {
                 fail("status " + head.status);
@@ -223,6 +212,22 @@ public final class StreamLoad {
         }
     }
 
+    /** Connects {@code socket} (at most as many at once as {@code connecting} lets) and sends the SSE request. */
+    private HttpReader askForEvents(Socket socket, Semaphore connecting) throws IOException, InterruptedException {
+        connecting.acquire();
+        try {
+            socket.connect(address, 10_000);
+        } finally {
+            connecting.release();
+        }
+        connected.incrementAndGet();
+        OutputStream out = socket.getOutputStream();
+        out.write(("GET " + path + " HTTP/1.1\r\nHost: " + hostHeader + "\r\nAccept: text/event-stream\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+        return new HttpReader(socket.getInputStream(), 512);
+    }
+
     // ---- shutdown ----
 
     /**
@@ -244,18 +249,7 @@ public final class StreamLoad {
         for (int i = 0; i < connections; i++) {
             threads.add(Thread.ofVirtual().name("sse-" + i).start(() -> {
                 try (Socket socket = new Socket()) {
-                    connecting.acquire();
-                    try {
-                        socket.connect(address, 10_000);
-                    } finally {
-                        connecting.release();
-                    }
-                    connected.incrementAndGet();
-                    socket.getOutputStream()
-                            .write(("GET " + path + " HTTP/1.1\r\nHost: " + hostHeader
-                                            + "\r\nAccept: text/event-stream\r\n\r\n")
-                                    .getBytes(StandardCharsets.US_ASCII));
-                    HttpReader in = new HttpReader(socket.getInputStream(), 512);
+                    HttpReader in = askForEvents(socket, connecting);
                     Head head = in.head();
                     if (head.status != 200) {
                         fail("status " + head.status);

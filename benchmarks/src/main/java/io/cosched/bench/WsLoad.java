@@ -1,11 +1,8 @@
 package io.cosched.bench;
 
-import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.WebSocket;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Arrays;
@@ -17,7 +14,6 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-import java.util.stream.Stream;
 
 /**
  * A fixed rate of WebSocket messages over a number of connections: message k is due at start + k / rate on
@@ -127,8 +123,8 @@ public final class WsLoad {
             conns[i] = c;
         }
         long start = System.nanoTime();
-        long[] before = null;
-        long[] after = null;
+        ServerCounters before = null;
+        ServerCounters after = null;
         long periodNanos = (long) (1e9 / rate);
         long sent = 0;
         for (long k = 0; ; k++) {
@@ -137,7 +133,7 @@ public final class WsLoad {
                 break;
             }
             if (before == null && due >= warmEnd - 1_000_000) {
-                before = server(pid);
+                before = pid == 0 ? null : ServerCounters.read(pid);
             }
             long now = System.nanoTime();
             if (due > now) {
@@ -157,14 +153,17 @@ public final class WsLoad {
         while (recorder.answered.get() < sent && System.nanoTime() < waitUntil) {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
         }
-        after = server(pid);
+        after = pid == 0 ? null : ServerCounters.read(pid);
         long measured = Math.min(recorder.count.get(), recorder.latencies.length);
         long[] lat = Arrays.copyOf(recorder.latencies, (int) measured);
         Arrays.sort(lat);
         long dueInWindow = (long) (seconds * rate);
         long clk = Long.parseLong(o.getOrDefault("clk-tck", "100")); // getconf CLK_TCK
-        double cpuUs = before == null || pid == 0 ? 0 : (after[0] - before[0]) * 1e6 / clk / Math.max(1, dueInWindow);
-        double cs = before == null || pid == 0 ? 0 : (double) (after[1] - before[1]) / Math.max(1, dueInWindow);
+        double cpuUs = before == null || after == null
+                ? 0
+                : (after.ticks() - before.ticks()) * 1e6 / clk / Math.max(1, dueInWindow);
+        double cs =
+                before == null || after == null ? 0 : (double) after.switchesSince(before) / Math.max(1, dueInWindow);
         for (Conn c : conns) {
             c.socket.abort();
         }
@@ -193,32 +192,5 @@ public final class WsLoad {
             return 0;
         }
         return sorted[(int) Math.min(sorted.length - 1, Math.floor(q * sorted.length))] / 1e6;
-    }
-
-    /** The server's CPU time (utime + stime, ticks) and context switches (all threads, voluntary and not). */
-    private static long[] server(long pid) throws IOException {
-        if (pid == 0) {
-            return new long[2];
-        }
-        String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
-        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-        long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]); // fields 14 and 15
-        long switches = 0;
-        try (Stream<Path> tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
-            for (Path t : tasks.toList()) {
-                try {
-                    for (String line : Files.readAllLines(t.resolve("status"))) {
-                        if (line.startsWith("voluntary_ctxt_switches")
-                                || line.startsWith("nonvoluntary_ctxt_switches")) {
-                            switches += Long.parseLong(
-                                    line.substring(line.indexOf(':') + 1).trim());
-                        }
-                    }
-                } catch (IOException gone) {
-                    // a thread that ended meanwhile
-                }
-            }
-        }
-        return new long[] {ticks, switches};
     }
 }

@@ -5,7 +5,9 @@ import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.HttpContent;
@@ -19,6 +21,7 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import reactor.netty.NettyPipeline;
 import reactor.netty.channel.ChannelOperations;
@@ -30,7 +33,8 @@ import reactor.netty.http.websocket.WebsocketInbound;
  * handshake has put the WebSocket decoder in its place: a client that sends its first messages without waiting for
  * the 101 loses them (with or without cosched, on the loop or off it).
  *
- * <p>Sits after the HTTP codec. On an upgrade request it takes the codec's decoder out, so that what follows comes
+ * <p>A shared watch sits after the HTTP codec of each connection; on an upgrade request the guard takes its place and
+ * the codec's decoder out, so that what follows comes
  * here as bytes, and holds those until the handshake's 101 has gone out and Reactor Netty has bound its WebSocket
  * operations (a handshake called off the loop binds them a task later); it then feeds them in again from the
  * pipeline's head, where the WebSocket decoder now reads them first, and leaves. An upgrade refused (any answer but
@@ -44,19 +48,51 @@ public final class WebSocketUpgradeGuard extends ChannelDuplexHandler {
     /** What a client may send ahead of the handshake's answer; more closes the connection. */
     static final int MAX_EARLY_BYTES = 1024 * 1024;
 
-    private boolean holding; // an upgrade request passed, and what follows it is not fed in yet
+    private boolean holding = true; // what follows the upgrade request is not fed in yet
     private boolean upgraded; // its 101 has gone out
     private @Nullable CompositeByteBuf early; // bytes that came after it
     private final ArrayDeque<Object> later = new ArrayDeque<>(); // anything else after it, in order
 
+    private static final Detector DETECTOR = new Detector();
+
     private WebSocketUpgradeGuard() {}
 
-    /** Adds a guard to a new connection of Reactor Netty's HTTP/1.1 server; other pipelines are left alone. */
+    /**
+     * Adds the guard's watch to a new connection of Reactor Netty's HTTP/1.1 server (other pipelines are left alone):
+     * one shared handler that only reads, so that a request pays a header lookup and a response nothing; the guard
+     * itself takes its place on an upgrade request.
+     */
     public static void install(Channel channel) {
         ChannelPipeline pipeline = channel.pipeline();
         if (pipeline.get(NettyPipeline.HttpCodec) instanceof HttpServerCodec && pipeline.get(NAME) == null) {
-            pipeline.addAfter(NettyPipeline.HttpCodec, NAME, new WebSocketUpgradeGuard());
+            pipeline.addAfter(NettyPipeline.HttpCodec, NAME, DETECTOR);
         }
+    }
+
+    /** Watches the requests of a connection for a WebSocket upgrade; writes do not pass through it. */
+    @ChannelHandler.Sharable
+    private static final class Detector extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (msg instanceof HttpRequest request && isWebSocketUpgrade(request)) {
+                WebSocketUpgradeGuard guard = new WebSocketUpgradeGuard();
+                ctx.pipeline().replace(this, NAME, guard);
+                guard.begin(Objects.requireNonNull(ctx.pipeline().context(guard)), msg);
+                return;
+            }
+            ctx.fireChannelRead(msg);
+        }
+    }
+
+    /**
+     * The upgrade request came: what follows it is not HTTP, so the codec's decoder goes and hands what it still has
+     * here as bytes (held); then the request goes on.
+     */
+    private void begin(ChannelHandlerContext ctx, Object request) {
+        if (ctx.pipeline().get(NettyPipeline.HttpCodec) instanceof HttpServerCodec codec) {
+            codec.removeInboundHandler();
+        }
+        ctx.fireChannelRead(request);
     }
 
     @Override
@@ -76,14 +112,7 @@ public final class WebSocketUpgradeGuard extends ChannelDuplexHandler {
             }
             return;
         }
-        if (msg instanceof HttpRequest request && isWebSocketUpgrade(request)) {
-            holding = true;
-            // what follows the request is not HTTP: the decoder goes, and hands what it still has here as bytes
-            if (ctx.pipeline().get(NettyPipeline.HttpCodec) instanceof HttpServerCodec codec) {
-                codec.removeInboundHandler();
-            }
-        }
-        ctx.fireChannelRead(msg);
+        ctx.fireChannelRead(msg); // fed in again from the head: on its way out of the guard
     }
 
     @Override

@@ -40,6 +40,16 @@ class WebSocketUpgradeGuardTest {
     }
 
     @Test
+    void aRequestThatIsNoUpgradeGoesOnAndTheNextOnTheConnectionIsDecoded() {
+        EmbeddedChannel ch = channel();
+        ch.writeInbound(ascii("GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n"));
+        assertThat(((HttpRequest) ch.readInbound()).uri()).isEqualTo("/a");
+        assertThat((Object) ch.readInbound()).isInstanceOf(LastHttpContent.class);
+        assertThat(((HttpRequest) ch.readInbound()).uri()).isEqualTo("/b");
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
     void theBytesAfterAnUpgradeRequestAreHeldNotDecodedAsHttp() {
         EmbeddedChannel ch = channel();
         ByteBuf early = Unpooled.buffer().writeBytes(UPGRADE.getBytes(StandardCharsets.US_ASCII));
