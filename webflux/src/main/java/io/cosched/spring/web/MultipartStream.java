@@ -29,8 +29,8 @@ import org.springframework.http.HttpHeaders;
  *
  * <p>Spring Boot's multipart limits apply as Spring applies them to streamed parts
  * ({@code spring.webflux.multipart.max-parts}, {@code max-headers-size}, {@code max-in-memory-size} for form
- * fields, {@code max-disk-usage-per-part} for a part's content): a part over a limit makes the read throw, and a
- * handler that lets it propagate answers 413. Reads wait at most {@code cosched.web.stream.read-timeout} for the
+ * fields, {@code max-disk-usage-per-part} for a part's content, also of a part skipped): a part over a limit makes
+ * the read throw, and a handler that lets it propagate answers 413 (too many parts or a malformed body: 400). Reads wait at most {@code cosched.web.stream.read-timeout} for the
  * client's next bytes.
  */
 public interface MultipartStream {
@@ -48,7 +48,7 @@ public interface MultipartStream {
     /** One part: its headers at once, its content as it arrives. */
     interface Part {
 
-        /** The name of the form field ({@code Content-Disposition}'s {@code name}). */
+        /** The name of the form field ({@code Content-Disposition}'s {@code name}); empty for a part without one. */
         String name();
 
         /** The file name the client gave, or null for a part that is not a file. */

@@ -42,9 +42,12 @@ final class BodyInputStream extends InputStream {
         this.source = source;
     }
 
-    /** A whole request body, as the connection delivers it. */
+    /**
+     * A whole request body, as the connection delivers it. When the request ends, the buffer being read goes back
+     * with the ones not read yet, also when the handler returned without reading to the end or closing the stream.
+     */
     static BodyInputStream of(PullSubscriber<DataBuffer> body) {
-        return new BodyInputStream(new Source() {
+        BodyInputStream in = new BodyInputStream(new Source() {
             @Override
             public @Nullable DataBuffer next() throws IOException {
                 return body.next();
@@ -55,6 +58,20 @@ final class BodyInputStream extends InputStream {
                 body.close();
             }
         });
+        body.afterClose(in::dropCurrent);
+        return in;
+    }
+
+    /**
+     * Releases the buffer being read: the body's subscriber closed. Either the reader closed it (and holds no buffer
+     * then) or the request ended, after its code returned: no read runs meanwhile.
+     */
+    private void dropCurrent() {
+        DataBuffer b = current;
+        current = null;
+        if (b != null) {
+            DataBufferUtils.release(b);
+        }
     }
 
     @Override

@@ -3,17 +3,14 @@ package io.cosched.spring.web.server;
 import io.cosched.spring.web.MultipartStream;
 import java.io.InputStream;
 import java.util.List;
-import org.springframework.core.ResolvableType;
-import org.springframework.core.codec.Hints;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.MediaType;
-import org.springframework.http.codec.multipart.PartEvent;
-import org.springframework.http.codec.multipart.PartEventHttpMessageReader;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.util.ClassUtils;
+import org.springframework.web.server.ServerWebInputException;
 import org.springframework.web.server.UnsupportedMediaTypeStatusException;
 
 /**
@@ -40,20 +37,26 @@ final class BodyStreams {
     static MultipartStream parts(
             ServerHttpRequest request,
             ServerHttpResponse response,
-            PartEventHttpMessageReader reader,
+            MultipartLimits limits,
+            int maxInMemorySize,
             StreamLimits detachedLimits) {
         MediaType type = request.getHeaders().getContentType();
         if (type == null || !"multipart".equals(type.getType())) {
             throw new UnsupportedMediaTypeStatusException(type, List.of(MediaType.MULTIPART_FORM_DATA));
         }
+        String boundary = StreamedParts.boundary(type);
+        if (boundary == null) {
+            throw new ServerWebInputException("No multipart boundary found in Content-Type: \"" + type + "\"");
+        }
         ServerHttpRequest raw = raw(request);
         StreamRequest owner = owner(request, response, detachedLimits, "a MultipartStream");
-        return new StreamedParts(new PullSubscriber<>(
-                reader.read(ResolvableType.forClass(PartEvent.class), raw, Hints.none()),
+        BodyInputStream body = BodyInputStream.of(new PullSubscriber<DataBuffer>(
+                raw.getBody(),
                 owner,
-                StreamedParts.PREFETCH,
-                StreamedParts::release,
+                BodyInputStream.PREFETCH,
+                DataBufferUtils::release,
                 "reading the multipart request body"));
+        return new StreamedParts(body, boundary, limits, maxInMemorySize);
     }
 
     /** The request whose body comes straight from the connection. */

@@ -29,6 +29,7 @@ final class PullSubscriber<T> implements CoreSubscriber<T> {
     private final int prefetch;
     private final int replenish;
     private final String what; // for exception messages: "reading the request body"
+    private @Nullable Runnable afterClose; // set before the first next()
     // many writers (the publisher), two pollers (the reader, and a close racing a late element): not SPSC
     private final Queue<T> queue = new ConcurrentLinkedQueue<>();
 
@@ -139,6 +140,14 @@ final class PullSubscriber<T> implements CoreSubscriber<T> {
         source.subscribe(this);
     }
 
+    /**
+     * Also runs {@code action} when this closes: what the reader holds of an element already taken, dropped when the
+     * request ends (its code has returned by then) however far the reader got. Set before the first {@link #next()}.
+     */
+    void afterClose(Runnable action) {
+        afterClose = action;
+    }
+
     /** Stops taking: cancels the publisher and discards what it sent and will still send. */
     void close() {
         if (closed) {
@@ -151,6 +160,10 @@ final class PullSubscriber<T> implements CoreSubscriber<T> {
             s.cancel();
         }
         drain();
+        Runnable a = afterClose;
+        if (a != null) {
+            a.run();
+        }
     }
 
     private void drain() {

@@ -4,7 +4,6 @@ import io.cosched.spring.web.MultipartStream;
 import java.io.InputStream;
 import java.util.List;
 import java.util.function.Supplier;
-import org.jspecify.annotations.Nullable;
 import org.springframework.core.MethodParameter;
 import org.springframework.http.codec.HttpMessageReader;
 import org.springframework.http.codec.multipart.PartEventHttpMessageReader;
@@ -22,11 +21,15 @@ final class StreamArguments implements HandlerMethodArgumentResolver {
 
     private final Supplier<List<HttpMessageReader<?>>> readers;
     private final StreamLimits detachedLimits;
-    private volatile @Nullable PartEventHttpMessageReader parts;
+    private final MultipartLimits multipart;
+    private volatile int maxInMemorySize = UNKNOWN;
+    private static final int UNKNOWN = Integer.MIN_VALUE;
 
-    StreamArguments(Supplier<List<HttpMessageReader<?>>> readers, StreamLimits detachedLimits) {
+    StreamArguments(
+            Supplier<List<HttpMessageReader<?>>> readers, StreamLimits detachedLimits, MultipartLimits multipart) {
         this.readers = readers;
         this.detachedLimits = detachedLimits;
+        this.multipart = multipart;
     }
 
     @Override
@@ -40,21 +43,26 @@ final class StreamArguments implements HandlerMethodArgumentResolver {
             MethodParameter parameter, BindingContext bindingContext, ServerWebExchange exchange) {
         return Mono.fromSupplier(() -> parameter.getParameterType() == InputStream.class
                 ? BodyStreams.body(exchange.getRequest(), exchange.getResponse(), detachedLimits)
-                : BodyStreams.parts(exchange.getRequest(), exchange.getResponse(), partReader(), detachedLimits));
+                : BodyStreams.parts(
+                        exchange.getRequest(), exchange.getResponse(), multipart, formLimit(), detachedLimits));
     }
 
-    /** The server's streaming multipart reader, with Spring Boot's {@code spring.webflux.multipart.*} limits. */
-    private PartEventHttpMessageReader partReader() {
-        PartEventHttpMessageReader r = parts;
-        if (r == null) {
+    /**
+     * A form field's limit as the server's streaming multipart reader has it ({@code spring.webflux.multipart
+     * .max-in-memory-size}, or {@code spring.codec.max-in-memory-size}); Spring's default without one.
+     */
+    private int formLimit() {
+        int max = maxInMemorySize;
+        if (max == UNKNOWN) {
+            PartEventHttpMessageReader found = null;
             for (HttpMessageReader<?> reader : readers.get()) {
                 if (reader instanceof PartEventHttpMessageReader p) {
-                    r = p;
+                    found = p;
                     break;
                 }
             }
-            parts = r = r != null ? r : new PartEventHttpMessageReader();
+            maxInMemorySize = max = (found != null ? found : new PartEventHttpMessageReader()).getMaxInMemorySize();
         }
-        return r;
+        return max;
     }
 }

@@ -40,19 +40,32 @@ public final class StreamingSupport {
 
     private final StreamLimits limits;
     private final Executor detached;
+    private final MultipartLimits multipart;
 
     /**
+     * With Spring's default multipart limits.
+     *
      * @param limits   the stream limits; without a coroutine request only the read and write limits apply
      * @param detached where the answer of a handler that did not run as a coroutine request is produced
      */
     public StreamingSupport(StreamLimits limits, Executor detached) {
+        this(limits, detached, MultipartLimits.springDefaults());
+    }
+
+    /**
+     * @param limits    the stream limits; without a coroutine request only the read and write limits apply
+     * @param detached  where the answer of a handler that did not run as a coroutine request is produced
+     * @param multipart the limits of a {@code MultipartStream} (Spring Boot's {@code spring.webflux.multipart.*})
+     */
+    public StreamingSupport(StreamLimits limits, Executor detached, MultipartLimits multipart) {
         this.limits = limits;
         this.detached = detached;
+        this.multipart = multipart;
     }
 
     /** {@code InputStream} and {@code MultipartStream} handler arguments; {@code readers}: the server's codecs, asked once. */
     public HandlerMethodArgumentResolver argumentResolver(Supplier<List<HttpMessageReader<?>>> readers) {
-        return new StreamArguments(readers, limits);
+        return new StreamArguments(readers, limits, multipart);
     }
 
     /** {@code @RequestBody InputStream}: register among the server's custom codecs, ahead of Spring's. */

@@ -14,6 +14,7 @@ import io.micrometer.observation.ObservationRegistry;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -79,12 +80,13 @@ public final class CoschedWebFluxAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean
-    StreamingSupport coschedStreaming(CoschedWebProperties properties, ObjectProvider<IOManager> io) {
+    StreamingSupport coschedStreaming(
+            CoschedWebProperties properties, ObjectProvider<IOManager> io, BeanFactory beans) {
         StreamLimits limits = properties.getStream().limits();
         IOManager loops = io.getIfAvailable();
         Executor producers =
                 loops != null ? loops : task -> Schedulers.boundedElastic().schedule(task);
-        return new StreamingSupport(limits, producers);
+        return new StreamingSupport(limits, producers, BootMultipartLimits.of(beans));
     }
 
     /**

@@ -116,6 +116,19 @@ class StreamingHandlers {
         return String.join(",", seen);
     }
 
+    /** Reads 100 bytes of the body and returns, the stream not closed: the rest is left to the server. */
+    @PostMapping("/first-body-bytes")
+    String firstBodyBytes(InputStream body) throws IOException {
+        return Integer.toString(body.readNBytes(100).length);
+    }
+
+    /** Reads 100 bytes of the first part and returns: the rest of the body is left to the server. */
+    @PostMapping("/first-bytes")
+    String firstBytes(MultipartStream parts) throws IOException {
+        MultipartStream.Part part = parts.next();
+        return part == null ? "none" : part.name() + ":" + part.inputStream().readNBytes(100).length;
+    }
+
     /** Spring's own multipart reader, whose parts go to memory or disk before the handler runs. */
     @RunAsCoroutine
     @PostMapping("/part-file")
