@@ -1,15 +1,14 @@
 package io.cosched.spring.web.server;
 
 import io.cosched.spring.web.MultipartStream;
+import io.netty.channel.Channel;
 import java.io.InputStream;
 import java.util.List;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpRequest;
-import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.http.server.reactive.ServerHttpResponse;
-import org.springframework.util.ClassUtils;
 import org.springframework.web.server.ServerWebInputException;
 import org.springframework.web.server.UnsupportedMediaTypeStatusException;
 
@@ -21,9 +20,6 @@ import org.springframework.web.server.UnsupportedMediaTypeStatusException;
  * connection's own event loop, which would wait for bytes only it can read.
  */
 final class BodyStreams {
-
-    private static final boolean REACTOR_NETTY =
-            ClassUtils.isPresent("reactor.netty.Connection", BodyStreams.class.getClassLoader());
 
     private BodyStreams() {}
 
@@ -67,7 +63,7 @@ final class BodyStreams {
     private static StreamRequest owner(
             ServerHttpRequest request, ServerHttpResponse response, StreamLimits detachedLimits, String what) {
         if (request instanceof CoroutineExchange.CoroutineRequest ours) {
-            return ours.coroutine();
+            return ours.inFlight();
         }
         if (onConnectionLoop(request)) {
             throw new IllegalStateException(what + " cannot be read on the connection's event loop thread ("
@@ -78,14 +74,7 @@ final class BodyStreams {
     }
 
     private static boolean onConnectionLoop(ServerHttpRequest request) {
-        if (!REACTOR_NETTY) {
-            return false;
-        }
-        try {
-            return ServerHttpRequestDecorator.getNativeRequest(request) instanceof reactor.netty.Connection c
-                    && c.channel().eventLoop().inEventLoop();
-        } catch (IllegalArgumentException | IllegalStateException noServer) {
-            return false; // a mock request: no connection to wait on
-        }
+        Channel channel = ServerChannels.of(request);
+        return channel != null && channel.eventLoop().inEventLoop();
     }
 }

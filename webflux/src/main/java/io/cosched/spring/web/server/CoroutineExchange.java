@@ -29,14 +29,14 @@ import reactor.core.scheduler.Schedulers;
  */
 final class CoroutineExchange extends ServerWebExchangeDecorator {
 
-    private final InFlightRequest<?> coroutine;
+    private final InFlightRequest<?> inFlight; // the request, whose coroutine takes what is delivered
     // made when first asked for, as most requests read no body, form or session (a race only makes an equal one twice)
     private @Nullable Scheduler into;
     private @Nullable CoroutineRequest request;
 
-    CoroutineExchange(ServerWebExchange exchange, InFlightRequest<?> coroutine) {
+    CoroutineExchange(ServerWebExchange exchange, InFlightRequest<?> inFlight) {
         super(exchange);
-        this.coroutine = coroutine;
+        this.inFlight = inFlight;
     }
 
     @Override
@@ -75,7 +75,7 @@ final class CoroutineExchange extends ServerWebExchangeDecorator {
     private Scheduler into() {
         Scheduler s = into;
         if (s == null) {
-            into = s = Schedulers.fromExecutor(coroutine);
+            into = s = Schedulers.fromExecutor(inFlight);
         }
         return s;
     }
@@ -97,8 +97,9 @@ final class CoroutineExchange extends ServerWebExchangeDecorator {
             return getDelegate();
         }
 
-        InFlightRequest<?> coroutine() {
-            return coroutine;
+        /** The request in flight: what a body read as a stream belongs to. */
+        InFlightRequest<?> inFlight() {
+            return inFlight;
         }
     }
 }

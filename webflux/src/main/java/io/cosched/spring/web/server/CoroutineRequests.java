@@ -6,6 +6,7 @@ import io.cosched.Internal;
 import io.cosched.spring.web.BlockingWebSocketHandler;
 import io.cosched.spring.web.CoroutineHandlers;
 import io.cosched.spring.web.CoschedWebStats;
+import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -16,8 +17,6 @@ import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import org.springframework.core.task.AsyncTaskExecutor;
 import org.springframework.http.HttpStatus;
-import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
-import org.springframework.util.ClassUtils;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerAdapter;
 import org.springframework.web.reactive.socket.WebSocketHandler;
@@ -251,20 +250,14 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
         if (all == null) {
             loops = all = carrierLoops(); // fixed once the IOManager runs
         }
-        if (all.length == 0 || !REACTOR_NETTY) {
+        if (all.length == 0) {
             return null;
         }
-        Object nativeRequest;
-        try {
-            nativeRequest = ServerHttpRequestDecorator.getNativeRequest(exchange.getRequest());
-        } catch (IllegalArgumentException | IllegalStateException none) {
-            // no server behind it: a WebTestClient bound to the application or a router, a mock exchange
-            return null;
+        Channel channel = ServerChannels.of(exchange.getRequest());
+        if (channel == null) {
+            return null; // not served by Reactor Netty, or by no server (a WebTestClient bound to a router)
         }
-        if (!(nativeRequest instanceof reactor.netty.Connection connection)) {
-            return null; // not served by Reactor Netty
-        }
-        EventLoop own = connection.channel().eventLoop();
+        EventLoop own = channel.eventLoop();
         for (Loop l : all) {
             if (l.loop() == own) {
                 return l;
@@ -283,9 +276,6 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
         }
         return all;
     }
-
-    private static final boolean REACTOR_NETTY =
-            ClassUtils.isPresent("reactor.netty.Connection", CoroutineRequests.class.getClassLoader());
 
     /** An event loop of the IOManager, and its index. */
     record Loop(EventLoop loop, int index) {}

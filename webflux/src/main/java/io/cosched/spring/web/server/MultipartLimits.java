@@ -1,5 +1,6 @@
 package io.cosched.spring.web.server;
 
+import io.cosched.Internal;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
@@ -14,6 +15,7 @@ import java.util.Objects;
  * @param maxPartSize    bytes of one part's content, or -1 for no limit ({@code max-disk-usage-per-part})
  * @param headersCharset how part headers (and the boundary) are decoded ({@code headers-charset})
  */
+@Internal
 public record MultipartLimits(int maxParts, int maxHeadersSize, long maxPartSize, Charset headersCharset) {
 
     public MultipartLimits {

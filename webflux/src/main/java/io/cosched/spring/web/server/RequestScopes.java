@@ -1,6 +1,7 @@
 package io.cosched.spring.web.server;
 
 import io.cosched.Coroutines;
+import io.cosched.Internal;
 import io.cosched.ScopeHook;
 import io.micrometer.context.ContextRegistry;
 import io.micrometer.context.ContextSnapshot;
@@ -34,6 +35,7 @@ import org.springframework.web.server.ServerWebExchange;
  *
  * <p>Wiring: public for the starter, which sets it as the IOManager's {@link ScopeHook}; not an API.
  */
+@Internal
 public final class RequestScopes implements ScopeHook {
 
     /** The observation each subtask of a request is, when the owner has one: its low-cardinality key {@code cosched.scope}. */

@@ -14,8 +14,6 @@ import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
-import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
-import org.springframework.util.ClassUtils;
 import org.springframework.web.reactive.HandlerResult;
 import org.springframework.web.server.ServerWebExchange;
 
@@ -58,7 +56,7 @@ final class ResponseStreams {
 
     @SuppressWarnings({"unchecked", "rawtypes"})
     static ResponseStream<?> create(Object body, StreamRequest request, ServerWebExchange exchange) {
-        Channel channel = channel(exchange);
+        Channel channel = ServerChannels.of(exchange.getRequest());
         Runnable abort = channel == null ? null : channel::close; // an HTTP/2 stream's channel: resets the stream
         LongSupplier progress = channel == null ? null : () -> pendingWrites(channel);
         // Spring's writers set the type before they subscribe: server-sent events, or bytes the handler typed so
@@ -94,21 +92,6 @@ final class ResponseStreams {
         }
     }
 
-    /** The request's channel, or null when its server is not Reactor Netty's. */
-    private static @Nullable Channel channel(ServerWebExchange exchange) {
-        if (!REACTOR_NETTY) {
-            return null;
-        }
-        try {
-            return ServerHttpRequestDecorator.getNativeRequest(exchange.getRequest())
-                            instanceof reactor.netty.Connection c
-                    ? c.channel()
-                    : null;
-        } catch (IllegalArgumentException | IllegalStateException noServer) {
-            return null;
-        }
-    }
-
     /**
      * The bytes written to the channel but not yet taken by the socket: it shrinks as the client reads. Read from a
      * loop timer; a stale read of the counter only delays the judgement by one look.
@@ -117,9 +100,6 @@ final class ResponseStreams {
         ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
         return out == null ? -1 : out.totalPendingWriteBytes();
     }
-
-    private static final boolean REACTOR_NETTY =
-            ClassUtils.isPresent("reactor.netty.Connection", ResponseStreams.class.getClassLoader());
 
     private static void discard(Object element) {
         DataBufferUtils.release(element instanceof DataBuffer buffer ? buffer : null);

@@ -1,5 +1,6 @@
 package io.cosched.spring.web.server;
 
+import io.cosched.Internal;
 import io.cosched.spring.web.BlockingWebSocketHandler;
 import io.cosched.spring.web.CoroutineHandlers;
 import io.cosched.spring.web.EventStream;
@@ -36,6 +37,7 @@ import reactor.core.scheduler.Scheduler;
  * Spring Boot: the resolver through {@code WebFluxConfigurer.configureArgumentResolvers}, the reader through
  * {@code configureHttpMessageCodecs} (a custom codec), the result handler and the exception handler as beans.
  */
+@Internal
 public final class StreamingSupport {
 
     private final StreamLimits limits;
