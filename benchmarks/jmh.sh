@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs cosched's runtime benchmarks (JMH) and the parked-footprint probe, then prints the
-# markdown tables for docs/benchmarks.md. Long: not part of the test run.
+# markdown tables for docs/benchmark-results.md. Long: not part of the test run.
 #
 #   benchmarks/jmh.sh            full run: 3 forks x 5 iterations of 2 s per variant (~15 min)
 #   benchmarks/jmh.sh --quick    1 fork x 3 iterations of 1 s (~5 min), for a rough look

@@ -43,7 +43,7 @@
 # The JIT's compiler threads' share of that CPU is recorded too: wrk's connections closing and opening
 # again at the start of a window send Netty and Reactor down paths the warm-up never took, and the JIT
 # deoptimizes and recompiles them during the window, a few us per request that belong to no variant's
-# steady state (docs/benchmarks.md, "The JIT in the measured window"). For the
+# steady state (docs/benchmark-results.md, "The JIT in the measured window"). For the
 # cosched variants, the loops' own count of who resumed the coroutines (GET /wakeups around the window):
 # local wake-ups per request, and remote ones (another thread asked). Results:
 # benchmarks/results/http-<timestamp>/ (runs.csv, wakeups.csv, summary.md, *.png).
@@ -56,7 +56,7 @@ if $quick; then rounds=1; warm=4; measure=4; else rounds=3; warm=15; measure=15;
 rounds=${BENCH_ROUNDS:-$rounds}; warm=${BENCH_WARM:-$warm}; measure=${BENCH_MEASURE:-$measure}
 # BENCH_CONTINUOUS=1: warm-up and window in one wrk run, so that no connection is closed and opened again
 # at the window's start (the JIT recompiles what a reconnection deoptimizes, a few us per request that
-# belong to no steady state: docs/benchmarks.md, "The JIT in the measured window"). The window's requests
+# belong to no steady state: docs/benchmark-results.md, "The JIT in the measured window"). The window's requests
 # are counted from the bytes the server received (bench_received_bytes); its latency percentiles are
 # wrk's over the whole run, warm-up included; a window with steal is recorded, not measured again.
 continuous=false
@@ -199,7 +199,7 @@ window_close() {
 for round in $(seq "$first_round" "$rounds"); do
   # each round starts one variant further on (A B C, B C A, C A B): a variant measured right after
   # another on the same database ran about a tenth cheaper on postgres, whichever build it was
-  # (docs/benchmarks.md), so no variant is always first
+  # (docs/benchmark-results.md), so no variant is always first
   shift_by=$(( (round + ${#variants[@]} - 1) % ${#variants[@]} ))
   # the calibrating round's saturation figures go apart: they only set the fixed rates
   if [ "$round" = 0 ]; then runs=$out/calibration.csv; else runs=$out/runs.csv; fi

@@ -14,7 +14,7 @@ import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Turns a JMH JSON result and footprint lines into the markdown tables of docs/benchmarks.md.
+ * Turns a JMH JSON result and footprint lines into the markdown tables of docs/benchmark-results.md.
  * Each score is the median over forks of each fork's mean; each peer is shown as its speed
  * relative to the cosched row of the same benchmark (above 1: faster than cosched).
  *

@@ -243,7 +243,7 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
      * fallback mode a coroutine runs on the JDK's scheduler and hands its outcome straight to Spring,
      * as Spring's own virtual-thread executor does: a hop back to the loop would cost a wake-up of the
      * loop per request (1.4 context switches per request against 0.3 on a blocking hello world,
-     * docs/benchmarks.md).
+     * docs/benchmark-results.md).
      */
     private @Nullable Loop loopOf(ServerWebExchange exchange) {
         Loop[] all = loops;
