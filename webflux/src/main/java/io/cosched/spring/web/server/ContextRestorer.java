@@ -4,15 +4,12 @@ import io.cosched.Coroutines;
 import io.micrometer.context.ContextRegistry;
 import io.micrometer.context.ContextSnapshot;
 import io.micrometer.context.ContextSnapshotFactory;
-import io.micrometer.context.ThreadLocalAccessor;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.jspecify.annotations.Nullable;
 import org.springframework.security.core.context.ReactiveSecurityContextHolder;
 import org.springframework.security.core.context.SecurityContext;
 import org.springframework.security.core.context.SecurityContextHolder;
-import org.springframework.security.core.context.SecurityContextHolderStrategy;
-import org.springframework.util.ClassUtils;
 import reactor.core.Fuseable;
 import reactor.util.context.Context;
 
@@ -35,12 +32,11 @@ interface ContextRestorer {
 
     /** Both libraries are optional dependencies of this module: present on its class path or not at all. */
     static ContextRestorer detect() {
-        ClassLoader loader = ContextRestorer.class.getClassLoader();
         ContextRestorer restorer = (context, task) -> task;
-        if (ClassUtils.isPresent("org.springframework.security.core.context.ReactiveSecurityContextHolder", loader)) {
+        if (ThreadContexts.REACTIVE_SECURITY) {
             restorer = new SpringSecurity();
         }
-        if (ClassUtils.isPresent("io.micrometer.context.ContextSnapshotFactory", loader)) {
+        if (ThreadContexts.MICROMETER) {
             ContextRestorer inner = restorer;
             Micrometer micrometer = new Micrometer();
             restorer = (context, task) -> micrometer.wrap(context, inner.wrap(context, task));
@@ -69,7 +65,7 @@ interface ContextRestorer {
 
         @Override
         public Runnable wrap(Context context, Runnable task) {
-            if (!holdsAnyAccessorKey(context)) {
+            if (!ThreadContexts.Accessors.anyKeyIn(registry, context)) {
                 return task; // a snapshot of it would set nothing
             }
             ContextSnapshot snapshot = snapshots.captureFrom(context);
@@ -78,19 +74,6 @@ interface ContextRestorer {
                     task.run();
                 }
             };
-        }
-
-        /** Read per request: accessors may be registered after this restorer was made. */
-        private boolean holdsAnyAccessorKey(Context context) {
-            if (context.isEmpty()) {
-                return false;
-            }
-            for (ThreadLocalAccessor<?> accessor : registry.getThreadLocalAccessors()) {
-                if (context.hasKey(accessor.key())) {
-                    return true;
-                }
-            }
-            return false;
         }
     }
 
@@ -112,13 +95,7 @@ interface ContextRestorer {
                     task.run();
                     return;
                 }
-                SecurityContextHolderStrategy holder = SecurityContextHolder.getContextHolderStrategy();
-                holder.setContext(security);
-                try {
-                    task.run();
-                } finally {
-                    holder.clearContext();
-                }
+                ThreadContexts.Security.runWith(security, task);
             };
         }
 

@@ -6,7 +6,6 @@ import io.cosched.ScopeHook;
 import io.micrometer.context.ContextRegistry;
 import io.micrometer.context.ContextSnapshot;
 import io.micrometer.context.ContextSnapshotFactory;
-import io.micrometer.context.ThreadLocalAccessor;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
@@ -19,8 +18,6 @@ import org.springframework.context.i18n.LocaleContext;
 import org.springframework.context.i18n.LocaleContextHolder;
 import org.springframework.security.core.context.SecurityContext;
 import org.springframework.security.core.context.SecurityContextHolder;
-import org.springframework.security.core.context.SecurityContextHolderStrategy;
-import org.springframework.util.ClassUtils;
 import org.springframework.util.function.SingletonSupplier;
 import org.springframework.web.server.ServerWebExchange;
 
@@ -41,11 +38,6 @@ public final class RequestScopes implements ScopeHook {
     /** The observation each subtask of a request is, when the owner has one: its low-cardinality key {@code cosched.scope}. */
     public static final String OBSERVATION = "cosched.fork";
 
-    private static final boolean SLF4J = present("org.slf4j.MDC");
-    private static final boolean MICROMETER = present("io.micrometer.context.ContextSnapshotFactory");
-    private static final boolean SECURITY = present("org.springframework.security.core.context.SecurityContextHolder");
-    private static final boolean LOCALE = present("org.springframework.context.i18n.LocaleContextHolder");
-
     private final Supplier<ObservationRegistry> observations;
     private final @Nullable ContextSnapshotFactory snapshots; // there when MICROMETER is
     // SecurityContextHolder set by this hook itself: only when no context-propagation accessor carries it already
@@ -56,13 +48,13 @@ public final class RequestScopes implements ScopeHook {
     /** @param observations the application's registry, asked for at the first fork (noop when it has none) */
     public RequestScopes(Supplier<ObservationRegistry> observations) {
         this.observations = SingletonSupplier.of(observations); // a bean lookup once, not at every fork
-        this.snapshots = MICROMETER ? ContextSnapshotFactory.builder().build() : null;
-        this.carrySecurity = SECURITY
-                && !(MICROMETER && Snapshots.carries("org.springframework.security.core.context.SecurityContext"));
-    }
-
-    private static boolean present(String type) {
-        return ClassUtils.isPresent(type, RequestScopes.class.getClassLoader());
+        this.snapshots =
+                ThreadContexts.MICROMETER ? ContextSnapshotFactory.builder().build() : null;
+        this.carrySecurity = ThreadContexts.SECURITY
+                && !(ThreadContexts.MICROMETER
+                        && ThreadContexts.Accessors.carries(
+                                ContextRegistry.getInstance(),
+                                "org.springframework.security.core.context.SecurityContext"));
     }
 
     /** What is left of the request's timeout, when the owner is a request's coroutine that has not begun to stream. */
@@ -78,8 +70,8 @@ public final class RequestScopes implements ScopeHook {
         Callable<Object> observed = observed(scope, task);
         Callable<Object> withSnapshot = snapshots != null ? withSnapshot(snapshots, observed) : observed;
         Callable<Object> withSecurity = carrySecurity ? Security.carry(withSnapshot) : withSnapshot;
-        Callable<Object> withLocale = LOCALE ? withLocale(withSecurity) : withSecurity;
-        return SLF4J ? withMdc(withLocale) : withLocale;
+        Callable<Object> withLocale = ThreadContexts.LOCALE ? withLocale(withSecurity) : withSecurity;
+        return ThreadContexts.SLF4J ? withMdc(withLocale) : withLocale;
     }
 
     /** The subtask as an observation of its own, the owner's current one its parent; as is when the owner has none. */
@@ -98,7 +90,7 @@ public final class RequestScopes implements ScopeHook {
 
     /** Every registered thread-local of the owner (the current observation among them) set around the subtask. */
     private static Callable<Object> withSnapshot(ContextSnapshotFactory snapshots, Callable<Object> task) {
-        if (!holdsAnyValue()) {
+        if (!ThreadContexts.Accessors.anyValueHere(ContextRegistry.getInstance())) {
             return task; // an empty snapshot would set nothing: most forks of an application without tracing
         }
         ContextSnapshot snapshot = snapshots.captureAll();
@@ -107,30 +99,6 @@ public final class RequestScopes implements ScopeHook {
                 return task.call();
             }
         };
-    }
-
-    /** Read per fork: accessors may be registered after this hook was made. */
-    private static boolean holdsAnyValue() {
-        for (ThreadLocalAccessor<?> accessor : ContextRegistry.getInstance().getThreadLocalAccessors()) {
-            if (accessor.getValue() != null) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** Apart, so that context-propagation's classes load only where it is there. */
-    private static final class Snapshots {
-
-        /** Whether a registered accessor carries the thread-local of {@code key} (those of libraries load at start). */
-        static boolean carries(String key) {
-            for (ThreadLocalAccessor<?> accessor : ContextRegistry.getInstance().getThreadLocalAccessors()) {
-                if (key.equals(accessor.key())) {
-                    return true;
-                }
-            }
-            return false;
-        }
     }
 
     private static Callable<Object> withMdc(Callable<Object> task) {
@@ -159,18 +127,11 @@ public final class RequestScopes implements ScopeHook {
      * code ({@code MessageSource} lookups); resolved only when asked for.
      */
     static Runnable withRequestLocale(ServerWebExchange exchange, Runnable task) {
-        if (!LOCALE) {
+        if (!ThreadContexts.LOCALE) {
             return task;
         }
-        return () -> {
-            LocaleContextHolder.setLocaleContext(
-                    () -> exchange.getLocaleContext().getLocale());
-            try {
-                task.run();
-            } finally {
-                LocaleContextHolder.resetLocaleContext();
-            }
-        };
+        return () ->
+                ThreadContexts.Locale.runWith(() -> exchange.getLocaleContext().getLocale(), task);
     }
 
     private static Callable<Object> withLocale(Callable<Object> task) {
@@ -178,33 +139,18 @@ public final class RequestScopes implements ScopeHook {
         if (owners == null) {
             return task;
         }
-        return () -> {
-            LocaleContextHolder.setLocaleContext(owners);
-            try {
-                return task.call();
-            } finally {
-                LocaleContextHolder.resetLocaleContext();
-            }
-        };
+        return () -> ThreadContexts.Locale.callWith(owners, task);
     }
 
     /** Apart, so that its classes load only with Spring Security there. */
     private static final class Security {
 
         static Callable<Object> carry(Callable<Object> task) {
-            SecurityContextHolderStrategy holder = SecurityContextHolder.getContextHolderStrategy();
-            SecurityContext owners = holder.getContext();
-            if (owners.getAuthentication() == null) {
+            SecurityContext owners = ThreadContexts.Security.authenticatedOrNull();
+            if (owners == null) {
                 return task; // an empty context: what a subtask would find anyway
             }
-            return () -> {
-                holder.setContext(owners);
-                try {
-                    return task.call();
-                } finally {
-                    holder.clearContext();
-                }
-            };
+            return () -> ThreadContexts.Security.callWith(owners, task);
         }
     }
 }
