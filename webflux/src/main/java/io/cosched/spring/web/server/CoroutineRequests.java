@@ -9,6 +9,7 @@ import io.cosched.spring.web.CoschedWebStats;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
@@ -52,6 +53,8 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
     private volatile Loop @Nullable [] loops;
 
     /**
+     * Prefer {@link #builder(IOManager)}, which names each setting.
+     *
      * @param io                 whose loops serve the requests and carry their coroutines
      * @param timeout            how long a handler may take before it is interrupted and 503 answered; null for no limit
      * @param maxInFlight        how many coroutine requests may run at once; null for no limit
@@ -91,6 +94,8 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
     }
 
     /**
+     * Prefer {@link #builder(IOManager)}, which names each setting.
+     *
      * @param io                 whose loops serve the requests and carry their coroutines
      * @param timeout            how long a handler may take before it is interrupted and 503 answered; null for no limit
      * @param admission          the in-flight limit, the queue over it and how a shed request is answered
@@ -115,6 +120,66 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
                 streams);
         this.selector = new CoroutineHandlerSelector(annotatedOnly);
         this.executor = new CoroutineHandlerExecutor(services);
+    }
+
+    /**
+     * Requests served on {@code io}'s loops, with the starter's defaults: no timeout, no in-flight limit, a request
+     * whose client left interrupts its handler, only {@link io.cosched.spring.web.RunAsCoroutine} handlers, the
+     * default stream limits. Set what differs, then {@link Builder#build()}.
+     */
+    public static Builder builder(IOManager io) {
+        return new Builder(Objects.requireNonNull(io, "io"));
+    }
+
+    /** The settings of a {@link CoroutineRequests}, named one by one. Not thread-safe; build once. */
+    public static final class Builder {
+        private final IOManager io;
+        private @Nullable Duration timeout;
+        private AdmissionControl admission = AdmissionControl.fixed(null);
+        private boolean cancelOnDisconnect = true;
+        private boolean annotatedOnly = true;
+        private StreamLimits streams = StreamLimits.DEFAULT;
+
+        private Builder(IOManager io) {
+            this.io = io;
+        }
+
+        /** How long a handler may take before it is interrupted and 503 answered; null (the default) for no limit. */
+        public Builder timeout(@Nullable Duration timeout) {
+            this.timeout = timeout == null ? null : Arguments.positive("timeout", timeout);
+            return this;
+        }
+
+        /** The in-flight limit, the queue over it and how a shed request is answered (default: no limit). */
+        public Builder admission(AdmissionControl admission) {
+            this.admission = Objects.requireNonNull(admission, "admission");
+            return this;
+        }
+
+        /** Whether a request Spring cancels (its client went away) interrupts its handler (default: true). */
+        public Builder cancelOnDisconnect(boolean cancel) {
+            this.cancelOnDisconnect = cancel;
+            return this;
+        }
+
+        /**
+         * Which handlers run as coroutines: only those marked {@link io.cosched.spring.web.RunAsCoroutine} (true, the
+         * default, {@code cosched.web.mode=annotated}) or every blocking one (false, {@code cosched.web.mode=all}).
+         */
+        public Builder annotatedOnly(boolean annotatedOnly) {
+            this.annotatedOnly = annotatedOnly;
+            return this;
+        }
+
+        /** The limits of a request once it streams its body or its response (default: {@link StreamLimits#DEFAULT}). */
+        public Builder streams(StreamLimits streams) {
+            this.streams = Objects.requireNonNull(streams, "streams");
+            return this;
+        }
+
+        public CoroutineRequests build() {
+            return new CoroutineRequests(io, timeout, admission, cancelOnDisconnect, annotatedOnly, streams);
+        }
     }
 
     /**

@@ -50,7 +50,10 @@ class AdmissionQueueTest {
                 .stallThreshold(Duration.ZERO)
                 .build();
         io.start();
-        CoroutineRequests requests = new CoroutineRequests(io, null, admission, true, false, StreamLimits.DEFAULT);
+        CoroutineRequests requests = CoroutineRequests.builder(io)
+                .admission(admission)
+                .annotatedOnly(false)
+                .build();
         stats = requests.stats();
         return requests;
     }
@@ -68,6 +71,16 @@ class AdmissionQueueTest {
             release.await();
             return answer;
         });
+    }
+
+    @Test
+    void theBuilderGivesItsAdmissionAndNamesABadSetting() {
+        CoroutineRequests requests = requests(AdmissionControl.fixed(7));
+        assertThat(stats.limit()).isEqualTo(7);
+        assertThat(requests.stats().inFlight()).isZero();
+        assertThatThrownBy(() -> CoroutineRequests.builder(io).timeout(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("timeout");
     }
 
     @Test

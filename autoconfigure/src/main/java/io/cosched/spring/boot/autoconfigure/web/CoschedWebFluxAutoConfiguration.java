@@ -153,13 +153,13 @@ public final class CoschedWebFluxAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         CoroutineRequests coschedCoroutineRequests(IOManager io, CoschedWebProperties web) {
-            return new CoroutineRequests(
-                    io,
-                    web.getRequestTimeout(),
-                    web.admissionControl(),
-                    web.isCancelOnDisconnect(),
-                    web.getMode() == CoschedWebProperties.Mode.ANNOTATED,
-                    web.getStream().limits());
+            return CoroutineRequests.builder(io)
+                    .timeout(web.getRequestTimeout())
+                    .admission(web.admissionControl())
+                    .cancelOnDisconnect(web.isCancelOnDisconnect())
+                    .annotatedOnly(web.getMode() == CoschedWebProperties.Mode.ANNOTATED)
+                    .streams(web.getStream().limits())
+                    .build();
         }
 
         /** Ends the open streams when the context closes, as the web server's graceful shutdown begins. */
