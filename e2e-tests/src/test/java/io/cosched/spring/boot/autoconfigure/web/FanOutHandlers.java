@@ -132,6 +132,34 @@ class FanOutHandlers {
     }
 
     /**
+     * A scope opened inside a fork: its subtask sleeps 10 s, far past the request timeout. The inner scope has no
+     * timeout of its own; the request's deadline must end it all the same.
+     */
+    @RunAsCoroutine
+    @GetMapping("/nested")
+    String nested() throws InterruptedException {
+        try (TaskScope<String, java.util.stream.Stream<Subtask<String>>> outer =
+                TaskScope.open(Joiner.allSuccessfulOrThrow(), c -> c.withName("outer"))) {
+            outer.fork(() -> {
+                try (TaskScope<String, java.util.stream.Stream<Subtask<String>>> inner =
+                        TaskScope.open(Joiner.allSuccessfulOrThrow(), c -> c.withName("inner"))) {
+                    inner.fork(() -> {
+                        Probe.forksRunning.countDown();
+                        try {
+                            Thread.sleep(10_000);
+                            return "late";
+                        } finally {
+                            Probe.forkEndedAtNanos.add(System.nanoTime());
+                        }
+                    });
+                    return inner.join().map(Subtask::get).collect(Collectors.joining());
+                }
+            });
+            return outer.join().map(Subtask::get).collect(Collectors.joining());
+        }
+    }
+
+    /**
      * A page with what came in time (docs/web.md, "A partial answer"): the price and the stock are needed, the
      * reviews are shown when they come within the page's 300 ms; late, the page goes without them.
      */

@@ -14,6 +14,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -146,6 +147,21 @@ class FanOutWebTest {
         assertThat(app.http().get("/fanout/calls?n=3").body()).isEqualTo("ok,ok,ok");
         assertThat(stub.accepted()).as("connections opened").isEqualTo(3);
         assertThat(stub.resets()).as("connections reset").isZero();
+    }
+
+    @Test
+    void aScopeOpenedInsideAForkEndsWithTheRequestsDeadline() throws Exception {
+        long sentAt = System.nanoTime();
+        HttpResponse<String> r = app.http().get("/fanout/nested");
+        long answeredAt = System.nanoTime();
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(503);
+        assertThat(Duration.ofNanos(answeredAt - sentAt))
+                .as("answered at the 600 ms request timeout")
+                .isLessThan(Duration.ofSeconds(5));
+        Await.until(
+                () -> FanOutHandlers.Probe.forkEndedAtNanos.size() == 1, () -> "the inner scope's subtask never ended");
+        assertEndedWithin50Ms(answeredAt, "the 503");
+        app.awaitIdle();
     }
 
     @Test
