@@ -39,6 +39,7 @@ final class StreamedParts implements MultipartStream {
     static final int MAX_EPILOGUE = 8 * 1024;
 
     private static final byte[] HEADERS_END = {'\r', '\n', '\r', '\n'};
+    private static final int[] HEADERS_END_SKIPS = skips(HEADERS_END);
 
     private enum At {
         PREAMBLE,
@@ -55,6 +56,8 @@ final class StreamedParts implements MultipartStream {
     private final String boundaryText;
     private final byte[] dashBoundary; // "--" boundary: the first one, which a preamble may precede
     private final byte[] delimiter; // CRLF "--" boundary: the ones after a part
+    private final int[] dashBoundarySkips;
+    private final int[] delimiterSkips;
     private final byte[] window;
     private int pos;
     private int end;
@@ -81,6 +84,8 @@ final class StreamedParts implements MultipartStream {
         byte[] b = boundary.getBytes(limits.headersCharset());
         this.dashBoundary = concat(new byte[] {'-', '-'}, b);
         this.delimiter = concat(new byte[] {'\r', '\n', '-', '-'}, b);
+        this.dashBoundarySkips = skips(dashBoundary);
+        this.delimiterSkips = skips(delimiter);
         this.window = new byte[Math.max(WINDOW, 4 * delimiter.length)];
         long partSize = limits.maxPartSize();
         boolean partLower = partSize != -1 && (maxInMemorySize == -1 || partSize < maxInMemorySize);
@@ -142,7 +147,7 @@ final class StreamedParts implements MultipartStream {
 
     private void skipPreamble() throws IOException {
         for (; ; ) {
-            int i = indexOf(dashBoundary, pos, end);
+            int i = indexOf(dashBoundary, dashBoundarySkips, pos, end);
             if (i >= 0) {
                 pos = i + dashBoundary.length;
                 at = At.BOUNDARY;
@@ -183,7 +188,7 @@ final class StreamedParts implements MultipartStream {
         ByteArrayOutputStream before = null; // header bytes that have left the window
         long size = 0;
         for (; ; ) {
-            int i = indexOf(HEADERS_END, pos, end);
+            int i = indexOf(HEADERS_END, HEADERS_END_SKIPS, pos, end);
             int n = i >= 0 ? i + HEADERS_END.length - pos : Math.max(0, end - pos - (HEADERS_END.length - 1));
             size += n;
             if (size > limits.maxHeadersSize()) {
@@ -268,7 +273,7 @@ final class StreamedParts implements MultipartStream {
      */
     private void findContent() throws IOException {
         for (; ; ) {
-            int i = indexOf(delimiter, pos, end);
+            int i = indexOf(delimiter, delimiterSkips, pos, end);
             if (i >= 0) {
                 contentEnd = i;
                 delimiterAt = true;
@@ -317,15 +322,35 @@ final class StreamedParts implements MultipartStream {
         return true;
     }
 
-    /** Where {@code what} begins in the window between {@code from} and {@code to}; -1 when it is not there whole. */
-    private int indexOf(byte[] what, int from, int to) {
-        byte first = what[0];
-        for (int i = from, last = to - what.length; i <= last; i++) {
-            if (window[i] == first && Arrays.equals(window, i + 1, i + what.length, what, 1, what.length)) {
+    /**
+     * Where {@code what} begins in the window between {@code from} and {@code to}; -1 when it is not there whole.
+     * Horspool's search: the window's byte under the pattern's last position says how far the pattern may move, its
+     * length for a byte the pattern does not hold, so a part's content is looked at about once per pattern length
+     * (a delimiter is 40 bytes or more with a browser's boundary) rather than byte by byte.
+     */
+    private int indexOf(byte[] what, int[] skips, int from, int to) {
+        int last = what.length - 1;
+        for (int i = from; i <= to - what.length; ) {
+            int j = last;
+            while (j >= 0 && window[i + j] == what[j]) {
+                j--;
+            }
+            if (j < 0) {
                 return i;
             }
+            i += skips[window[i + last] & 0xFF];
         }
         return -1;
+    }
+
+    /** Horspool's shifts for {@code pattern}: by the byte under its last position. */
+    private static int[] skips(byte[] pattern) {
+        int[] skips = new int[256];
+        Arrays.fill(skips, pattern.length);
+        for (int i = 0; i < pattern.length - 1; i++) {
+            skips[pattern[i] & 0xFF] = pattern.length - 1 - i;
+        }
+        return skips;
     }
 
     private BodyReadException fail(Exception cause) {
