@@ -23,6 +23,9 @@
 #   upload    POST /upload of 100 MiB bodies, one after the other on one connection: 10 s warm-up under
 #             the same load, then 20 s measured; then, in the same warm JVM, one upload of 1 GiB
 #             (scenario upload-1g), the heap sampled each 100 ms.
+#   parts     the same with each body one multipart/form-data file part (POST /upload-parts): cosched's
+#             MultipartStream against Spring's streaming parser (a Flux<PartEvent>); scenarios parts and
+#             parts-1g. Not in the default set; the mvc variant has no such endpoint and is skipped.
 # The load (benchmarks' StreamLoad: plain sockets, a virtual thread per connection) checks every event id
 # and every answered byte count.
 #
@@ -75,7 +78,7 @@ spec_of() {
 }
 for v in "${variants[@]}"; do spec_of "$v" > /dev/null; done
 for s in "${scenarios[@]}"; do
-  case $s in sse-slow | sse-fast | upload) ;; *) echo "stream: unknown scenario '$s' (expected: sse-slow, sse-fast or upload)" >&2; exit 1 ;; esac
+  case $s in sse-slow | sse-fast | upload | parts) ;; *) echo "stream: unknown scenario '$s' (expected: sse-slow, sse-fast, upload or parts)" >&2; exit 1 ;; esac
 done
 
 bench_build
@@ -255,14 +258,16 @@ run_sse() { # ROUND VARIANT SCENARIO
   echo "  $(cat "$log.json")"
 }
 
-run_upload() { # ROUND VARIANT
-  local round=$1 name=$2 log=$out/load-$2-upload-$1
+run_upload() { # ROUND VARIANT [upload|parts]
+  local round=$1 name=$2 kind=${3:-upload} log=$out/load-$2-${3:-upload}-$1
+  local how=(--path=/upload)
+  if [ "$kind" = parts ]; then how=(--path=/upload-parts --multipart); fi
   # shellcheck disable=SC2086
-  bench_start "$(spec_of "$name")" "$out/server-$name-upload-$round.log" ${STREAM_SERVER_ARGS-}
+  bench_start "$(spec_of "$name")" "$out/server-$name-$kind-$round.log" ${STREAM_SERVER_ARGS-}
   rm -f "$tmp/stop"
   "${on_load[@]}" "$JAVA" -cp "$bench_tools" io.cosched.bench.StreamLoad upload --url=http://127.0.0.1:18080 --mb=100 \
-    --connections=1 --seconds=$((up_warm + up_measure + 120)) --until-file="$tmp/stop" --timeline="$log.timeline.csv" \
-    > "$log.json" 2> "$log.err" &
+    "${how[@]}" --connections=1 --seconds=$((up_warm + up_measure + 120)) --until-file="$tmp/stop" \
+    --timeline="$log.timeline.csv" > "$log.json" 2> "$log.err" &
   load=$!
   sleep "$up_warm"
   heap_start=$(live_heap)
@@ -273,26 +278,26 @@ run_upload() { # ROUND VARIANT
   sampler_stop
   heap_end=$(live_heap)
   touch "$tmp/stop"
-  wait "$load" || echo "  ($name upload: the load failed, see $log.err)"
+  wait "$load" || echo "  ($name $kind: the load failed, see $log.err)"
   load=
   local bytes mib
   bytes=$(( $(units_at "$log.timeline.csv" "$t1") - $(units_at "$log.timeline.csv" "$t0") ))
   mib=$(awk -v b="$bytes" 'BEGIN {printf "%.1f", b / 1048576}')
   produced_rate=; producers_end=; skipped=; stalls=; settle=
   failed=$(json "$log.json" failed)
-  record "$round" "$name" upload 1 MiB "$mib"
+  record "$round" "$name" "$kind" 1 MiB "$mib"
   echo "  $(cat "$log.json")"
 
   # one 1 GiB body in the same warm JVM, the heap sampled each 100 ms
-  log=$out/load-$name-upload-1g-$round
+  log=$out/load-$name-$kind-1g-$round
   heap_start=$(live_heap)
   sampler_start 100
   load=
   window_open
   "${on_load[@]}" "$JAVA" -cp "$bench_tools" io.cosched.bench.StreamLoad upload --url=http://127.0.0.1:18080 --mb=1024 \
-    --connections=1 --count=1 --seconds=600 --timeline="$log.timeline.csv" > "$log.json" 2> "$log.err" &
+    "${how[@]}" --connections=1 --count=1 --seconds=600 --timeline="$log.timeline.csv" > "$log.json" 2> "$log.err" &
   load=$!
-  wait "$load" || echo "  ($name upload-1g: the load failed, see $log.err)"
+  wait "$load" || echo "  ($name $kind-1g: the load failed, see $log.err)"
   load=
   window_close
   load_cpu=
@@ -304,7 +309,7 @@ run_upload() { # ROUND VARIANT
   mib=$(awk -v b="$(json "$log.json" bytes)" 'BEGIN {printf "%.1f", b / 1048576}')
   # the CPU window is the load's whole run (its JVM's start included, the server idle then); the rate is over
   # the upload's own time
-  record "$round" "$name" upload-1g 1 MiB "$mib" "$(grep -o '"uploadSeconds":\[[0-9.]*' "$log.json" | grep -o '[0-9.]*$')"
+  record "$round" "$name" "$kind-1g" 1 MiB "$mib" "$(grep -o '"uploadSeconds":\[[0-9.]*' "$log.json" | grep -o '[0-9.]*$')"
   echo "  $(cat "$log.json")"
 }
 
@@ -316,6 +321,8 @@ for round in $(seq 1 "$rounds"); do
       echo "round $round, $name, $scenario"
       case $scenario in
         upload) run_upload "$round" "$name" ;;
+        parts)
+          if [ "$name" = mvc ]; then echo "  (mvc: no multipart endpoint, skipped)"; else run_upload "$round" "$name" parts; fi ;;
         *) run_sse "$round" "$name" "$scenario" ;;
       esac
     done

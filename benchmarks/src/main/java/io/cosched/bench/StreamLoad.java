@@ -35,7 +35,7 @@ import java.util.concurrent.atomic.LongAdder;
  *                   [--rcvbuf=16384] [--seconds=60] [--until-file=PATH] [--timeline=PATH]
  * StreamLoad upload --url=http://127.0.0.1:18080 [--path=/upload] [--mb=100] [--connections=1]
  *                   [--seconds=60] [--count=0 (uploads per connection; 0: until the time is up)] [--until-file=PATH]
- *                   [--timeline=PATH]
+ *                   [--timeline=PATH] [--multipart (the body as one multipart/form-data file part)]
  * </pre>
  *
  * <ul>
@@ -77,6 +77,8 @@ public final class StreamLoad {
     private final Map<String, AtomicInteger> failures = new ConcurrentHashMap<>();
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
 
+    private final boolean multipart; // upload: the body as one multipart file part (--multipart)
+
     private StreamLoad(String mode, Map<String, String> o) {
         this.mode = mode;
         URI url = URI.create(o.getOrDefault("url", "http://127.0.0.1:18080"));
@@ -88,6 +90,7 @@ public final class StreamLoad {
         this.deadlineNanos = startNanos + (long) (Double.parseDouble(o.getOrDefault("seconds", "60")) * 1e9);
         this.untilFile = o.containsKey("until-file") ? Path.of(o.get("until-file")) : null;
         this.timeline = o.containsKey("timeline") ? Path.of(o.get("timeline")) : null;
+        this.multipart = o.containsKey("multipart");
     }
 
     public static void main(String[] args) throws Exception {
@@ -318,6 +321,7 @@ public final class StreamLoad {
 
     // ---- upload ----
 
+    private static final String BOUNDARY = "cosched-bench-5f3a";
     private final LongAdder uploads = new LongAdder();
     private final LongAdder wrongSizes = new LongAdder();
     private final AtomicLong maxUploadNanos = new AtomicLong();
@@ -354,8 +358,18 @@ public final class StreamLoad {
         for (int i = 0; i < chunk.length; i++) {
             chunk[i] = (byte) ('a' + i % 26);
         }
-        byte[] request = ("POST " + path + " HTTP/1.1\r\nHost: " + hostHeader
-                        + "\r\nContent-Type: application/octet-stream\r\n" + "Content-Length: " + size + "\r\n\r\n")
+        // with --multipart the body is one file part of `size` bytes: the part's headers before it, the closing
+        // boundary after; the server answers the part's size as for a plain body
+        byte[] partHead = multipart
+                ? ("--" + BOUNDARY + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"data.csv\"\r\n"
+                                + "Content-Type: text/csv\r\n\r\n")
+                        .getBytes(StandardCharsets.US_ASCII)
+                : new byte[0];
+        byte[] partTail =
+                multipart ? ("\r\n--" + BOUNDARY + "--\r\n").getBytes(StandardCharsets.US_ASCII) : new byte[0];
+        byte[] request = ("POST " + path + " HTTP/1.1\r\nHost: " + hostHeader + "\r\nContent-Type: "
+                        + (multipart ? "multipart/form-data; boundary=" + BOUNDARY : "application/octet-stream")
+                        + "\r\nContent-Length: " + (size + partHead.length + partTail.length) + "\r\n\r\n")
                 .getBytes(StandardCharsets.US_ASCII);
         int done = 0;
         Socket socket = null;
@@ -373,12 +387,14 @@ public final class StreamLoad {
                 long began = System.nanoTime();
                 OutputStream out = socket.getOutputStream();
                 out.write(request);
+                out.write(partHead);
                 for (long left = size; left > 0; ) {
                     int n = (int) Math.min(chunk.length, left);
                     out.write(chunk, 0, n);
                     units.add(n);
                     left -= n;
                 }
+                out.write(partTail);
                 out.flush();
                 Head head = in.head();
                 String answer = in.body(head).rest().trim();

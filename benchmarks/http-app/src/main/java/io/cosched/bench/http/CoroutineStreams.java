@@ -2,6 +2,7 @@ package io.cosched.bench.http;
 
 import io.cosched.Coroutines;
 import io.cosched.spring.web.EventStream;
+import io.cosched.spring.web.MultipartStream;
 import io.cosched.spring.web.RunAsCoroutine;
 import java.io.IOException;
 import java.io.InputStream;
@@ -34,6 +35,19 @@ public class CoroutineStreams {
     @PostMapping("/upload")
     public String upload(InputStream body) throws IOException {
         return Long.toString(StreamCounters.count(body));
+    }
+
+    /** The bytes of the body's file parts, read through a {@link MultipartStream} as they arrive. */
+    @PostMapping("/upload-parts")
+    public String uploadParts(MultipartStream parts) throws IOException {
+        long n = 0;
+        MultipartStream.Part part;
+        while ((part = parts.next()) != null) {
+            try (InputStream in = part.inputStream()) {
+                n += StreamCounters.count(in);
+            }
+        }
+        return Long.toString(n);
     }
 
     /** Events with ids 1, 2, 3 ..., at most {@code hz} a second; ends when the client goes (send throws). */

@@ -6,6 +6,7 @@ import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.MediaType;
 import org.springframework.http.codec.ServerSentEvent;
+import org.springframework.http.codec.multipart.PartEvent;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
@@ -34,6 +35,18 @@ public class ReactiveStreams {
         return body.reduce(0L, (n, buffer) -> {
                     long sum = n + buffer.readableByteCount();
                     DataBufferUtils.release(buffer);
+                    return sum;
+                })
+                .map(String::valueOf);
+    }
+
+    /** The bytes of the body's file parts, summed from Spring's streaming parser as they arrive, each released. */
+    @PostMapping("/upload-parts")
+    public Mono<String> uploadParts(@RequestBody Flux<PartEvent> events) {
+        return events.reduce(0L, (n, event) -> {
+                    DataBuffer content = event.content();
+                    long sum = n + content.readableByteCount();
+                    DataBufferUtils.release(content);
                     return sum;
                 })
                 .map(String::valueOf);
