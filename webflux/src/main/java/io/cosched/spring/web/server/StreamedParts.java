@@ -232,13 +232,18 @@ final class StreamedParts implements MultipartStream {
 
     // ---- a part's content
 
-    /** Up to {@code len} bytes of the current part's content; -1 at its end. */
-    private int readContent(StreamedPart part, byte[] into, int off, int len) throws IOException {
+    /**
+     * Up to {@code len} bytes of the current part's content, copied into {@code into} (or only passed over when it is
+     * null); -1 at the part's end. Its limit applies either way.
+     */
+    private int readContent(StreamedPart part, byte @Nullable [] into, int off, int len) throws IOException {
         for (; ; ) {
             if (pos < contentEnd) {
                 int n = Math.min(len, contentEnd - pos);
                 part.count(n);
-                System.arraycopy(window, pos, into, off, n);
+                if (into != null) {
+                    System.arraycopy(window, pos, into, off, n);
+                }
                 pos += n;
                 return n;
             }
@@ -253,17 +258,8 @@ final class StreamedParts implements MultipartStream {
 
     /** Drops what is left of the current part's content; its limit still applies. */
     private void skipContent(StreamedPart part) throws IOException {
-        for (; ; ) {
-            if (pos < contentEnd) {
-                part.count(contentEnd - pos);
-                pos = contentEnd;
-            }
-            if (delimiterAt) {
-                pos += delimiter.length;
-                at = At.BOUNDARY;
-                return;
-            }
-            findContent();
+        while (readContent(part, null, 0, Integer.MAX_VALUE) >= 0) {
+            // passed over, a window at a time
         }
     }
 
