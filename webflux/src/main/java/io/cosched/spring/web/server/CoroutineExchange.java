@@ -1,5 +1,6 @@
 package io.cosched.spring.web.server;
 
+import io.cosched.spring.web.stream.RequestStreams;
 import java.security.Principal;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.io.buffer.DataBuffer;
@@ -22,7 +23,7 @@ import reactor.core.scheduler.Schedulers;
  * before it can invoke the handler (the request body, form and multipart data, the session, the
  * principal) is delivered into the request's coroutine. Spring invokes a handler on the thread that
  * completed its last argument; this way that thread is the coroutine, not the loop that read the bytes.
- * A body read as a stream ({@link BodyStreams}) reads from the connection itself instead.
+ * A body read as a stream reads from the connection itself instead ({@link RequestStreams.BodySource}).
  *
  * <p>Form and multipart data over one of Spring's limits fail with Spring's {@link ContentTooLargeException}
  * (413), as a {@code @RequestBody} over its limit does, rather than a bare {@code DataBufferLimitException} (500).
@@ -80,8 +81,11 @@ final class CoroutineExchange extends ServerWebExchangeDecorator {
         return s;
     }
 
-    /** The request as a coroutine handler sees it: its body delivered into the coroutine. */
-    final class CoroutineRequest extends ServerHttpRequestDecorator {
+    /**
+     * The request as a coroutine handler sees it: its body delivered into the coroutine, or, read as a stream, from
+     * the connection.
+     */
+    final class CoroutineRequest extends ServerHttpRequestDecorator implements RequestStreams.BodySource {
 
         CoroutineRequest(ServerHttpRequest delegate) {
             super(delegate);
@@ -92,14 +96,14 @@ final class CoroutineExchange extends ServerWebExchangeDecorator {
             return super.getBody().publishOn(into());
         }
 
-        /** The request whose body comes straight from the connection, for a body read as a stream. */
-        ServerHttpRequest raw() {
+        @Override
+        public ServerHttpRequest fromConnection() {
             return getDelegate();
         }
 
-        /** The request in flight: what a body read as a stream belongs to. */
-        InFlightRequest<?> inFlight() {
-            return inFlight;
+        @Override
+        public RequestStreams streams() {
+            return inFlight.streams();
         }
     }
 }

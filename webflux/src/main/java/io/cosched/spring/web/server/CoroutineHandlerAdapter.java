@@ -1,5 +1,6 @@
 package io.cosched.spring.web.server;
 
+import io.cosched.spring.web.stream.StreamingSupport;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.reactive.HandlerResult;
 import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerAdapter;
@@ -26,7 +27,7 @@ final class CoroutineHandlerAdapter extends RequestMappingHandlerAdapter {
             return requests.serve(
                     exchange,
                     request -> super.handle(new CoroutineExchange(exchange, request), handler)
-                            .map(result -> ResponseStreams.bind(result, request, exchange)));
+                            .map(result -> StreamingSupport.bind(result, exchange)));
         }
         return super.handle(exchange, handler);
     }

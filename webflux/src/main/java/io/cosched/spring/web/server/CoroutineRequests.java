@@ -6,6 +6,11 @@ import io.cosched.Internal;
 import io.cosched.spring.web.BlockingWebSocketHandler;
 import io.cosched.spring.web.CoroutineHandlers;
 import io.cosched.spring.web.CoschedWebStats;
+import io.cosched.spring.web.context.ContextRestorer;
+import io.cosched.spring.web.netty.ServerChannels;
+import io.cosched.spring.web.stream.OpenStreams;
+import io.cosched.spring.web.stream.StreamLimits;
+import io.cosched.spring.web.stream.StreamingSupport;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import java.time.Duration;
@@ -207,7 +212,6 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
         return serve(
                 exchange,
                 request -> Mono.defer(() -> {
-                    exchange.getAttributes().put(FUNCTIONAL_REQUEST, request); // for a streamed body it may answer with
                     try {
                         return handler.call();
                     } catch (Exception e) {
@@ -222,16 +226,8 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
      */
     @Override
     public Publisher<?> stream(ServerWebExchange exchange, Object streamedAnswer) {
-        InFlightRequest<?> request = exchange.getAttribute(FUNCTIONAL_REQUEST);
-        if (request == null) {
-            return StreamingSupport.detached(streamedAnswer, exchange, io, policy.streams());
-        }
-        ResponseStream<?> stream = ResponseStreams.create(streamedAnswer, request, exchange);
-        request.streamResponse(stream);
-        return stream;
+        return StreamingSupport.respond(streamedAnswer, exchange, io, policy.streams());
     }
-
-    private static final String FUNCTIONAL_REQUEST = CoroutineRequests.class.getName() + ".request";
 
     /**
      * Each connection served by {@code handler} in a coroutine of its own on the connection's loop (Reactor Netty
@@ -241,7 +237,7 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
      */
     @Override
     public WebSocketHandler webSocket(BlockingWebSocketHandler handler) {
-        return WebSocketConversation.adapter(
+        return StreamingSupport.webSocket(
                 handler, task -> io.spawn(task), policy.streams(), io.timers(), policy.restorer(), services.streams());
     }
 

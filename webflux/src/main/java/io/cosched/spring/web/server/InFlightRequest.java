@@ -4,13 +4,13 @@ import io.cosched.Coroutine;
 import io.cosched.Coroutines;
 import io.cosched.TaskScope;
 import io.cosched.Timer;
-import io.cosched.TimerManager;
 import io.cosched.spring.web.StreamClosedException.Reason;
+import io.cosched.spring.web.context.RequestScopes;
+import io.cosched.spring.web.stream.RequestStreams;
+import io.cosched.spring.web.stream.StreamingSupport;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -48,12 +48,12 @@ import reactor.util.context.Context;
  * while it waits (it cancels the handling). Whichever way, the slot is held until the coroutine's
  * code has returned, so that {@code inFlight} never undercounts what runs.
  *
- * <p>A request may stream ({@link StreamRequest}): read its body as it arrives, or answer with a
- * {@link ResponseStream}, whose producer runs in this coroutine after the outcome went to Spring. From
- * the moment it begins to stream, the deadline no longer applies; the stream's idle limit and
- * max-duration do.
+ * <p>A request may stream ({@link RequestStreams}, made when first asked for): read its body as it arrives, or
+ * answer with a streamed response, whose producer runs in this coroutine after the outcome went to Spring. From
+ * the moment it begins to stream, the deadline no longer applies; the stream's idle limit and max-duration do.
  */
-final class InFlightRequest<T> implements CoreSubscriber<T>, Subscription, Executor, Runnable, StreamRequest {
+final class InFlightRequest<T>
+        implements CoreSubscriber<T>, Subscription, Executor, Runnable, RequestStreams.Owner, RequestScopes.Deadline {
 
     // outcome states towards Spring: the outcome goes out once, when both it and a request are there
     private static final int REQUESTED = 1;
@@ -95,13 +95,9 @@ final class InFlightRequest<T> implements CoreSubscriber<T>, Subscription, Execu
     private volatile boolean interruptWanted;
     private volatile boolean handled; // the handling signalled its end
     private volatile @Nullable Timer deadline;
-    private volatile @Nullable Timer streamLimit; // max-duration, armed when the request begins to stream
     private volatile @Nullable Reason endedBy; // why it is ending early, for its streams' exceptions
-    // a streamed response, set by the handling in the coroutine before it ends
-    private volatile @Nullable ResponseStream<?> stream;
+    private volatile @Nullable RequestStreams streams; // made when first asked for: most requests stream nothing
     private boolean streamed; // coroutine only: the outcome went out before the stream's producer ran
-    // body streams to close at the end: written under this, read without it first (most requests have none)
-    private volatile @Nullable List<PullSubscriber<?>> readers;
     // written by the handling before `handled`, read after it
     private @Nullable T value;
     private @Nullable Throwable error;
@@ -126,6 +122,7 @@ final class InFlightRequest<T> implements CoreSubscriber<T>, Subscription, Execu
      * Admits the request and starts its coroutine, queues it, or sheds it; called once, by the subscribing thread.
      */
     void start() {
+        RequestStreams.register(exchange, this);
         actual.onSubscribe(this);
         admittedNanos = System.nanoTime();
         Admission admission = services.admission();
@@ -208,8 +205,8 @@ final class InFlightRequest<T> implements CoreSubscriber<T>, Subscription, Execu
      * What is left of the request's timeout, for the task scopes its code opens: null when it has none or has begun
      * to stream (the timeout no longer applies), zero or less once passed.
      */
-    @Nullable
-    Duration remainingTime() {
+    @Override
+    public @Nullable Duration remainingTime() {
         Duration timeout = policy.timeout();
         if (timeout == null || ((int) STATE.getVolatile(this) & STREAMING) != 0) {
             return null;
@@ -286,8 +283,8 @@ final class InFlightRequest<T> implements CoreSubscriber<T>, Subscription, Execu
      */
     private void serve() {
         handle();
-        ResponseStream<?> s = stream;
-        if (s != null && error == null) {
+        RequestStreams s = streams;
+        if (s != null && s.responds() && error == null) {
             streamed = true;
             armFirstByte();
             handOver();
@@ -295,10 +292,19 @@ final class InFlightRequest<T> implements CoreSubscriber<T>, Subscription, Execu
         }
     }
 
-    /** The handler answered with a stream, to produce once the outcome has gone to Spring. */
-    void streamResponse(ResponseStream<?> s) {
-        stream = s;
-        services.streams().add(s);
+    @Override
+    public RequestStreams streams() {
+        RequestStreams s = streams;
+        if (s == null) {
+            synchronized (this) {
+                s = streams;
+                if (s == null) {
+                    streams = s = new RequestStreams(
+                            this, policy.streams(), services.io().timers(), services.streams());
+                }
+            }
+        }
+        return s;
     }
 
     /** Subscribes to the handling and runs what is delivered for it until it has ended. */
@@ -403,7 +409,7 @@ final class InFlightRequest<T> implements CoreSubscriber<T>, Subscription, Execu
     }
 
     @Override
-    public void streamCancelled() {
+    public void clientGone() {
         cancelled();
     }
 
@@ -440,7 +446,7 @@ final class InFlightRequest<T> implements CoreSubscriber<T>, Subscription, Execu
         int s;
         do {
             s = state;
-            boolean streamPending = (s & DELIVERED) == DELIVERED && stream != null;
+            boolean streamPending = (s & DELIVERED) == DELIVERED && streams != null && streams.responds();
             if ((s & (STREAMING | EXPIRED)) != 0 || ((s & TERMINATED) != 0 && !streamPending)) {
                 return;
             }
@@ -451,7 +457,7 @@ final class InFlightRequest<T> implements CoreSubscriber<T>, Subscription, Execu
         interrupt();
         RequestTimeoutException timedOut =
                 firstByte ? RequestTimeoutException.noFirstByte(timeout) : new RequestTimeoutException(timeout);
-        ResponseStream<?> pending = stream;
+        RequestStreams pending = streams;
         if ((s & TERMINATED) == 0) {
             if (pending != null) {
                 pending.abandon();
@@ -463,7 +469,7 @@ final class InFlightRequest<T> implements CoreSubscriber<T>, Subscription, Execu
     }
 
     @Override
-    public boolean beginStream() {
+    public boolean stopDeadline() {
         for (; ; ) {
             int s = state;
             if ((s & STREAMING) != 0) {
@@ -477,10 +483,6 @@ final class InFlightRequest<T> implements CoreSubscriber<T>, Subscription, Execu
             }
         }
         cancelDeadline();
-        Duration limit = policy.streamMaxDuration();
-        if (limit != null) {
-            streamLimit = services.io().timers().addTimer(limit, this::streamExpired);
-        }
         return true;
     }
 
@@ -488,14 +490,14 @@ final class InFlightRequest<T> implements CoreSubscriber<T>, Subscription, Execu
      * The request streamed past its max-duration: its coroutine is interrupted, and a request whose outcome has not
      * gone to Spring yet (still reading its body) is answered 503 at once, as for the request timeout.
      */
-    private void streamExpired() {
+    @Override
+    public void streamedTooLong(Duration limit) {
         endedBy = Reason.MAX_DURATION;
         // ended before the interrupt: the handler it wakes must not get its own failure out first
         boolean answer = terminate();
         interrupt();
         if (answer) {
             services.counts().countTimedOut();
-            Duration limit = Objects.requireNonNull(policy.streamMaxDuration());
             WebEvents.timeout(exchange, limit.toNanos());
             abandonStream();
             actual.onError(RequestTimeoutException.streamedTooLong(limit));
@@ -516,28 +518,9 @@ final class InFlightRequest<T> implements CoreSubscriber<T>, Subscription, Execu
         interrupt();
     }
 
-    @Override
-    public StreamLimits limits() {
-        return policy.streams();
-    }
-
-    @Override
-    public TimerManager timers() {
-        return services.io().timers();
-    }
-
-    @Override
-    public synchronized void closeAtEnd(PullSubscriber<?> reader) {
-        List<PullSubscriber<?>> r = readers;
-        if (r == null) {
-            readers = r = new ArrayList<>(2);
-        }
-        r.add(reader);
-    }
-
     /** Nobody will subscribe to the streamed response: the request ended before its outcome went out. */
     private void abandonStream() {
-        ResponseStream<?> s = stream;
+        RequestStreams s = streams;
         if (s != null) {
             s.abandon();
         }
@@ -559,22 +542,11 @@ final class InFlightRequest<T> implements CoreSubscriber<T>, Subscription, Execu
 
     /** Frees the slot, the deadline, the stream's limit and the body streams: the coroutine's code has returned. */
     private void release() {
-        ResponseStream<?> s = stream;
+        RequestStreams s = streams;
         if (s != null) {
-            services.streams().remove(s);
-        }
-        if (readers != null) {
-            List<PullSubscriber<?>> r;
-            synchronized (this) {
-                r = List.copyOf(readers);
-            }
-            r.forEach(PullSubscriber::close);
+            s.release();
         }
         cancelDeadline();
-        Timer limit = streamLimit;
-        if (limit != null) {
-            limit.cancel();
-        }
         if (streamed || ((int) STATE.getVolatile(this) & STREAMING) != 0) {
             services.admission().exit(); // a stream's length says nothing of how fast requests are served
         } else {
@@ -619,7 +591,7 @@ final class InFlightRequest<T> implements CoreSubscriber<T>, Subscription, Execu
                 // a streamed body's failure as Spring's own for a @RequestBody (413, 400, 408), before Spring looks for
                 // the application's exception handlers: its @ControllerAdvice (problem details) renders it as it
                 // renders Spring's
-                Throwable mapped = StreamErrors.map(e);
+                Throwable mapped = StreamingSupport.springError(e);
                 actual.onError(mapped == null ? e : mapped);
             }
             return;

@@ -1,5 +1,7 @@
 package io.cosched.spring.web.server;
 
+import io.cosched.spring.web.context.ContextRestorer;
+import io.cosched.spring.web.stream.StreamLimits;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
@@ -13,10 +15,4 @@ import org.jspecify.annotations.Nullable;
  * @param streams            the limits of a request once it streams
  */
 record RequestPolicy(
-        @Nullable Duration timeout, boolean cancelOnDisconnect, ContextRestorer restorer, StreamLimits streams) {
-
-    @Nullable
-    Duration streamMaxDuration() {
-        return streams.maxDuration();
-    }
-}
+        @Nullable Duration timeout, boolean cancelOnDisconnect, ContextRestorer restorer, StreamLimits streams) {}

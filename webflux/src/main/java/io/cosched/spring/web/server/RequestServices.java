@@ -1,6 +1,7 @@
 package io.cosched.spring.web.server;
 
 import io.cosched.IOManager;
+import io.cosched.spring.web.stream.OpenStreams;
 
 /**
  * What every coroutine request of one {@link CoroutineRequests} is handed: the IOManager whose loops carry it and

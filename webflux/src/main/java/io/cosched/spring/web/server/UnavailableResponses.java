@@ -2,6 +2,7 @@ package io.cosched.spring.web.server;
 
 import io.cosched.spring.web.StreamClosedException;
 import io.cosched.spring.web.StreamClosedException.Reason;
+import io.cosched.spring.web.stream.StreamingSupport;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.IntSupplier;
@@ -30,8 +31,11 @@ import reactor.core.publisher.Mono;
  */
 final class UnavailableResponses implements WebExceptionHandler, Ordered {
 
-    /** Before Spring Boot's {@code ErrorWebExceptionHandler} (-1) and WebFlux's status handler (0). */
-    static final int ORDER = -2;
+    /**
+     * Before Spring Boot's {@code ErrorWebExceptionHandler} (-1) and WebFlux's status handler (0), after the stream
+     * errors' handler, which unwraps a stream's time limit for this one.
+     */
+    static final int ORDER = StreamingSupport.ERRORS_ORDER + 1;
 
     private final HttpStatus timeoutStatus;
     private final HttpStatus shedStatus;

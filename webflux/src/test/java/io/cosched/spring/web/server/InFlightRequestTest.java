@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.cosched.Coroutines;
 import io.cosched.IOManager;
 import io.cosched.spring.web.CoschedWebStats;
+import io.cosched.spring.web.context.RequestScopes;
+import io.cosched.spring.web.stream.StreamLimits;
 import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.util.List;

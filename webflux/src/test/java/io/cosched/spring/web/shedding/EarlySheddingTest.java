@@ -12,7 +12,7 @@ import io.cosched.IOManager;
 import io.cosched.spring.web.CoroutineHandlers;
 import io.cosched.spring.web.CoschedWebStats;
 import io.cosched.spring.web.server.CoroutineRequests;
-import io.cosched.spring.web.server.StreamLimits;
+import io.cosched.spring.web.stream.StreamLimits;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;

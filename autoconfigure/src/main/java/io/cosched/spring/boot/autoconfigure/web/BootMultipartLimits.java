@@ -1,6 +1,6 @@
 package io.cosched.spring.boot.autoconfigure.web;
 
-import io.cosched.spring.web.server.MultipartLimits;
+import io.cosched.spring.web.stream.MultipartLimits;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.boot.webflux.autoconfigure.ReactiveMultipartProperties;
 import org.springframework.util.ClassUtils;

@@ -5,19 +5,15 @@ import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
 import io.cosched.spring.boot.autoconfigure.CoschedCustomizer;
 import io.cosched.spring.web.CoroutineHandlers;
 import io.cosched.spring.web.CoschedWebStats;
+import io.cosched.spring.web.context.RequestScopes;
 import io.cosched.spring.web.server.CoroutineRequests;
-import io.cosched.spring.web.server.RequestScopes;
-import io.cosched.spring.web.server.StreamLimits;
-import io.cosched.spring.web.server.StreamingSupport;
 import io.cosched.spring.web.shedding.EarlyShedding;
+import io.cosched.spring.web.stream.StreamingSupport;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Executor;
-import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
-import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -31,18 +27,13 @@ import org.springframework.boot.webflux.autoconfigure.WebFluxRegistrations;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.core.Ordered;
-import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.core.annotation.AnnotationAwareOrderComparator;
 import org.springframework.core.annotation.Order;
 import org.springframework.core.env.Environment;
 import org.springframework.http.HttpStatus;
-import org.springframework.http.codec.ServerCodecConfigurer;
 import org.springframework.web.reactive.HandlerMapping;
-import org.springframework.web.reactive.HandlerResultHandler;
-import org.springframework.web.reactive.accept.RequestedContentTypeResolver;
 import org.springframework.web.reactive.config.BlockingExecutionConfigurer;
 import org.springframework.web.reactive.config.WebFluxConfigurer;
-import org.springframework.web.reactive.result.method.annotation.ArgumentResolverConfigurer;
 import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerAdapter;
 import org.springframework.web.server.WebExceptionHandler;
 import reactor.core.scheduler.Schedulers;
@@ -58,35 +49,21 @@ import reactor.core.scheduler.Schedulers;
  * {@code boundedElastic} scheduler, as WebFlux code without cosched would.
  */
 @AutoConfiguration(
-        after = CoschedAutoConfiguration.class,
+        after = {CoschedAutoConfiguration.class, CoschedWebStreamingAutoConfiguration.class},
         afterName = "org.springframework.boot.webflux.autoconfigure.WebFluxAutoConfiguration")
 @ConditionalOnClass({WebFluxConfigurer.class, Schedulers.class})
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
 @EnableConfigurationProperties(CoschedWebProperties.class)
 public final class CoschedWebFluxAutoConfiguration {
 
-    /** Without coroutine handlers: the helper runs blocking handlers on boundedElastic, streamed bodies detached. */
+    /**
+     * Without coroutine handlers: the helper runs blocking handlers on boundedElastic, streamed bodies detached
+     * ({@link CoschedWebStreamingAutoConfiguration}'s support).
+     */
     @Bean
     @ConditionalOnMissingBean
     CoroutineHandlers coroutineHandlers(StreamingSupport streaming) {
         return new CoroutineHandlers(streaming.runnerOn(Schedulers.boundedElastic()));
-    }
-
-    /**
-     * Streaming in blocking style ({@code InputStream} and {@code MultipartStream} arguments,
-     * {@code StreamingResponseBody} and {@code EventStream} answers), in every reactive web application: bound to
-     * the request in a coroutine request; elsewhere detached, their producers run as coroutines of the IOManager
-     * (on boundedElastic when cosched is off), so that switching cosched's handlers off never breaks them.
-     */
-    @Bean
-    @ConditionalOnMissingBean
-    StreamingSupport coschedStreaming(
-            CoschedWebProperties properties, ObjectProvider<IOManager> io, BeanFactory beans) {
-        StreamLimits limits = properties.getStream().limits();
-        IOManager loops = io.getIfAvailable();
-        Executor producers =
-                loops != null ? loops : task -> Schedulers.boundedElastic().schedule(task);
-        return new StreamingSupport(limits, producers, BootMultipartLimits.of(beans));
     }
 
     /**
@@ -104,44 +81,6 @@ public final class CoschedWebFluxAutoConfiguration {
                 builder.scopeHook(scopes);
             }
         };
-    }
-
-    @Bean
-    WebFluxConfigurer coschedStreamingConfigurer(
-            StreamingSupport streaming, ObjectProvider<ServerCodecConfigurer> codecs) {
-        return new WebFluxConfigurer() {
-            @Override
-            public void configureArgumentResolvers(ArgumentResolverConfigurer configurer) {
-                // the codecs are asked for at the first streamed multipart request: they are made after this
-                configurer.addCustomResolver(
-                        streaming.argumentResolver(() -> codecs.getObject().getReaders()));
-            }
-
-            @Override
-            public void configureHttpMessageCodecs(ServerCodecConfigurer configurer) {
-                configurer.customCodecs().register(streaming.bodyReader());
-            }
-        };
-    }
-
-    /** Writes streamed answers with WebFlux's own codecs and content negotiation, where WebFlux's configuration is. */
-    @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
-    @ConditionalOnBean(ServerCodecConfigurer.class)
-    static final class StreamResultConfiguration {
-
-        @Bean
-        HandlerResultHandler coschedStreamResultHandler(
-                StreamingSupport streaming,
-                ServerCodecConfigurer codecs,
-                @Qualifier("webFluxContentTypeResolver") RequestedContentTypeResolver contentTypes,
-                @Qualifier("webFluxAdapterRegistry") ReactiveAdapterRegistry adapters) {
-            return streaming.resultHandler(codecs, contentTypes, adapters);
-        }
-    }
-
-    @Bean
-    WebExceptionHandler coschedStreamErrors(StreamingSupport streaming) {
-        return streaming.exceptionHandler();
     }
 
     @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)

@@ -2,7 +2,7 @@ package io.cosched.spring.boot.autoconfigure.web;
 
 import io.cosched.Arguments;
 import io.cosched.spring.web.server.AdmissionControl;
-import io.cosched.spring.web.server.StreamLimits;
+import io.cosched.spring.web.stream.StreamLimits;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;

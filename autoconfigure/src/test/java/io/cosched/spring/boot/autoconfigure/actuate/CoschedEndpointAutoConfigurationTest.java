@@ -14,6 +14,7 @@ import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
 import io.cosched.spring.boot.autoconfigure.CoschedCustomizer;
 import io.cosched.spring.boot.autoconfigure.web.CoschedReactorNettyAutoConfiguration;
 import io.cosched.spring.boot.autoconfigure.web.CoschedWebFluxAutoConfiguration;
+import io.cosched.spring.boot.autoconfigure.web.CoschedWebStreamingAutoConfiguration;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -103,6 +104,7 @@ class CoschedEndpointAutoConfigurationTest {
                 .withConfiguration(AutoConfigurations.of(
                         CoschedAutoConfiguration.class,
                         CoschedReactorNettyAutoConfiguration.class,
+                        CoschedWebStreamingAutoConfiguration.class,
                         CoschedWebFluxAutoConfiguration.class,
                         CoschedEndpointAutoConfiguration.class))
                 .run(context -> {

@@ -8,6 +8,7 @@ import io.cosched.spring.boot.actuate.CoschedSheddingHealthIndicator;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
 import io.cosched.spring.boot.autoconfigure.web.CoschedReactorNettyAutoConfiguration;
 import io.cosched.spring.boot.autoconfigure.web.CoschedWebFluxAutoConfiguration;
+import io.cosched.spring.boot.autoconfigure.web.CoschedWebStreamingAutoConfiguration;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -37,6 +38,7 @@ class CoschedHealthAutoConfigurationTest {
             .withConfiguration(AutoConfigurations.of(
                     CoschedAutoConfiguration.class,
                     CoschedReactorNettyAutoConfiguration.class,
+                    CoschedWebStreamingAutoConfiguration.class,
                     CoschedWebFluxAutoConfiguration.class,
                     CoschedHealthAutoConfiguration.class));
 

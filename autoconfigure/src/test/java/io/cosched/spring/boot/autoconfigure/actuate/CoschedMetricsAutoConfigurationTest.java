@@ -9,6 +9,7 @@ import io.cosched.spring.boot.actuate.CoschedMeterBinder;
 import io.cosched.spring.boot.autoconfigure.CoschedAutoConfiguration;
 import io.cosched.spring.boot.autoconfigure.web.CoschedReactorNettyAutoConfiguration;
 import io.cosched.spring.boot.autoconfigure.web.CoschedWebFluxAutoConfiguration;
+import io.cosched.spring.boot.autoconfigure.web.CoschedWebStreamingAutoConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -137,6 +138,7 @@ class CoschedMetricsAutoConfigurationTest {
                         SimpleMetricsExportAutoConfiguration.class,
                         CompositeMeterRegistryAutoConfiguration.class,
                         CoschedReactorNettyAutoConfiguration.class,
+                        CoschedWebStreamingAutoConfiguration.class,
                         CoschedWebFluxAutoConfiguration.class,
                         CoschedMetricsAutoConfiguration.class))
                 .run(context -> {

@@ -8,8 +8,8 @@ import io.cosched.spring.web.CoroutineHandlers;
 import io.cosched.spring.web.CoschedWebStats;
 import io.cosched.spring.web.netty.IOManagerLoopResources;
 import io.cosched.spring.web.server.CoroutineRequests;
-import io.cosched.spring.web.server.StreamLimits;
-import io.cosched.spring.web.server.StreamingSupport;
+import io.cosched.spring.web.stream.StreamLimits;
+import io.cosched.spring.web.stream.StreamingSupport;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -39,6 +39,7 @@ class CoschedWebFluxAutoConfigurationTest {
             .withConfiguration(AutoConfigurations.of(
                     CoschedAutoConfiguration.class,
                     CoschedReactorNettyAutoConfiguration.class,
+                    CoschedWebStreamingAutoConfiguration.class,
                     CoschedWebFluxAutoConfiguration.class));
 
     @Test
@@ -172,8 +173,10 @@ class CoschedWebFluxAutoConfigurationTest {
     void appliesNothingInAnApplicationThatIsNotReactive() {
         new ApplicationContextRunner()
                 .withPropertyValues("cosched.io.threads=1", "cosched.scheduler.threads=1")
-                .withConfiguration(
-                        AutoConfigurations.of(CoschedAutoConfiguration.class, CoschedWebFluxAutoConfiguration.class))
+                .withConfiguration(AutoConfigurations.of(
+                        CoschedAutoConfiguration.class,
+                        CoschedWebStreamingAutoConfiguration.class,
+                        CoschedWebFluxAutoConfiguration.class))
                 .run(context -> assertThat(context)
                         .hasSingleBean(IOManager.class)
                         .doesNotHaveBean(CoroutineRequests.class)

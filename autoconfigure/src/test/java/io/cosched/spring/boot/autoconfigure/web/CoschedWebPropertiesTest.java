@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cosched.spring.boot.autoconfigure.StartupFailures;
 import io.cosched.spring.web.server.AdmissionControl;
-import io.cosched.spring.web.server.StreamLimits;
+import io.cosched.spring.web.stream.StreamLimits;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -32,6 +32,7 @@ class MockServerWebTest {
     private final ReactiveWebApplicationContextRunner runner = new ReactiveWebApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(
                     CoschedAutoConfiguration.class,
+                    CoschedWebStreamingAutoConfiguration.class,
                     CoschedWebFluxAutoConfiguration.class,
                     WebFluxAutoConfiguration.class,
                     HttpHandlerAutoConfiguration.class))

@@ -1,5 +1,6 @@
-package io.cosched.spring.web.server;
+package io.cosched.spring.web.netty;
 
+import io.cosched.Internal;
 import io.netty.channel.Channel;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.server.reactive.ServerHttpRequest;
@@ -10,7 +11,8 @@ import org.springframework.util.ClassUtils;
  * The Netty channel a request came on, where Reactor Netty serves it: what finds a request's event loop (its
  * coroutine's carrier, a body that must not be read there) and a streamed answer's socket. The one place that asks.
  */
-final class ServerChannels {
+@Internal
+public final class ServerChannels {
 
     private static final boolean REACTOR_NETTY =
             ClassUtils.isPresent("reactor.netty.Connection", ServerChannels.class.getClassLoader());
@@ -21,7 +23,7 @@ final class ServerChannels {
      * The request's channel (an HTTP/2 stream's own channel for a stream); null when Reactor Netty does not serve it,
      * or no server does (a {@code WebTestClient} bound to a router, a mock exchange).
      */
-    static @Nullable Channel of(ServerHttpRequest request) {
+    public static @Nullable Channel of(ServerHttpRequest request) {
         if (!REACTOR_NETTY) {
             return null;
         }

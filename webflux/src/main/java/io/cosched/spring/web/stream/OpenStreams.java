@@ -1,5 +1,6 @@
-package io.cosched.spring.web.server;
+package io.cosched.spring.web.stream;
 
+import io.cosched.Internal;
 import io.cosched.TimerManager;
 import java.time.Duration;
 import java.util.Set;
@@ -12,7 +13,8 @@ import org.apache.commons.logging.LogFactory;
  * ({@link #endAll}). A stream is here from the moment its handler returned it until its request's code has
  * returned; what its connection still flushes after that is the web server's to finish.
  */
-final class OpenStreams {
+@Internal
+public final class OpenStreams {
 
     private static final Log LOG = LogFactory.getLog(OpenStreams.class);
 
@@ -21,7 +23,7 @@ final class OpenStreams {
     private volatile boolean stopping; // endAll was called: a stream that opens from now on is told at once
     private volatile boolean cutting; // its grace has passed: a stream that opens from now on is cut at once
 
-    OpenStreams(TimerManager timers) {
+    public OpenStreams(TimerManager timers) {
         this.timers = timers;
     }
 
@@ -39,7 +41,7 @@ final class OpenStreams {
         open.remove(stream);
     }
 
-    int size() {
+    public int size() {
         return open.size();
     }
 
@@ -48,7 +50,7 @@ final class OpenStreams {
      * by closing its connection. Called when the server begins to shut down (a second call changes nothing);
      * returns at once.
      */
-    void endAll(Duration grace) {
+    public void endAll(Duration grace) {
         synchronized (this) {
             if (stopping) {
                 return;

@@ -1,4 +1,4 @@
-package io.cosched.spring.web.server;
+package io.cosched.spring.web.context;
 
 import io.micrometer.context.ContextRegistry;
 import io.micrometer.context.ThreadLocalAccessor;

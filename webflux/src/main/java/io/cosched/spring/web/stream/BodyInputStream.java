@@ -1,4 +1,4 @@
-package io.cosched.spring.web.server;
+package io.cosched.spring.web.stream;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,20 +1,24 @@
-package io.cosched.spring.web.server;
+package io.cosched.spring.web.stream;
 
 import io.cosched.Internal;
+import io.cosched.TimerManager;
 import io.cosched.spring.web.BlockingWebSocketHandler;
 import io.cosched.spring.web.CoroutineHandlers;
 import io.cosched.spring.web.EventStream;
 import io.cosched.spring.web.MultipartStream;
 import io.cosched.spring.web.StreamingResponseBody;
+import io.cosched.spring.web.context.ContextRestorer;
 import java.io.InputStream;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.http.codec.HttpMessageReader;
 import org.springframework.http.codec.ServerCodecConfigurer;
+import org.springframework.web.reactive.HandlerResult;
 import org.springframework.web.reactive.HandlerResultHandler;
 import org.springframework.web.reactive.accept.RequestedContentTypeResolver;
 import org.springframework.web.reactive.result.method.HandlerMethodArgumentResolver;
@@ -36,9 +40,15 @@ import reactor.core.scheduler.Scheduler;
  * <p>Public for the starter's wiring, not an API: Spring Boot applications get it from the starter. Without
  * Spring Boot: the resolver through {@code WebFluxConfigurer.configureArgumentResolvers}, the reader through
  * {@code configureHttpMessageCodecs} (a custom codec), the result handler and the exception handler as beans.
+ *
+ * <p>The one door of the stream package: the wiring makes the instance; the request path calls the static methods,
+ * with its request's {@link RequestStreams}.
  */
 @Internal
 public final class StreamingSupport {
+
+    /** The order of the {@link #exceptionHandler}: ahead of the request path's 503s, which come next. */
+    public static final int ERRORS_ORDER = StreamErrors.ORDER;
 
     private final StreamLimits limits;
     private final Executor detached;
@@ -111,10 +121,56 @@ public final class StreamingSupport {
     }
 
     /**
+     * Binds an annotated handler's streamed answer to its coroutine request, to be produced in the request's coroutine
+     * once the outcome has gone to Spring; any other result passes. Called in the coroutine, with the handler's result.
+     */
+    public static HandlerResult bind(HandlerResult result, ServerWebExchange exchange) {
+        return ResponseStreams.bind(result, exchange);
+    }
+
+    /**
+     * A functional handler's streamed answer: produced in its request's coroutine when the handler runs as a coroutine
+     * request, else detached, on {@code producers}, with the read and write limits of {@code limits} only.
+     */
+    public static Publisher<?> respond(
+            Object streamedAnswer, ServerWebExchange exchange, Executor producers, StreamLimits limits) {
+        RequestStreams request = RequestStreams.of(exchange);
+        if (request == null) {
+            return detached(streamedAnswer, exchange, producers, limits);
+        }
+        ResponseStream<?> stream = ResponseStreams.create(streamedAnswer, request, exchange);
+        request.respondWith(stream);
+        return stream;
+    }
+
+    /**
+     * A Spring handler that serves each WebSocket connection with {@code handler} in a task of {@code starter} (a
+     * coroutine on the connection's loop), with the handshake's context, its outbound stream among {@code open} while
+     * it runs.
+     */
+    public static WebSocketHandler webSocket(
+            BlockingWebSocketHandler handler,
+            Executor starter,
+            StreamLimits limits,
+            TimerManager timers,
+            ContextRestorer restorer,
+            OpenStreams open) {
+        return WebSocketConversation.adapter(handler, starter, limits, timers, restorer, open);
+    }
+
+    /**
+     * A streamed body's failure as Spring's own for a {@code @RequestBody} (413, 400, 408), or null when it is none
+     * (or has its status already).
+     */
+    public static @Nullable Throwable springError(Throwable error) {
+        return StreamErrors.map(error);
+    }
+
+    /**
      * A streamed answer ({@code StreamingResponseBody}, {@code EventStream}) of no coroutine request, produced on
      * {@code producers} once subscribed to, with the read and write limits of {@code limits} only.
      */
-    static Publisher<?> detached(
+    private static Publisher<?> detached(
             Object streamedAnswer, ServerWebExchange exchange, Executor producers, StreamLimits limits) {
         ResponseStream<?> stream = ResponseStreams.create(
                 streamedAnswer, StreamRequest.detached(limits, exchange.getResponse()), exchange);

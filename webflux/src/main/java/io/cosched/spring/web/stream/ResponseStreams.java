@@ -1,7 +1,8 @@
-package io.cosched.spring.web.server;
+package io.cosched.spring.web.stream;
 
 import io.cosched.spring.web.EventStream;
 import io.cosched.spring.web.StreamingResponseBody;
+import io.cosched.spring.web.netty.ServerChannels;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelOutboundBuffer;
@@ -24,8 +25,6 @@ import org.springframework.web.server.ServerWebExchange;
  */
 final class ResponseStreams {
 
-    private static final String ATTRIBUTE = ResponseStreams.class.getName() + ".stream";
-
     private ResponseStreams() {}
 
     /** The {@link StreamingResponseBody} or {@link EventStream} a handler answered with, alone or in a {@code ResponseEntity}. */
@@ -38,20 +37,19 @@ final class ResponseStreams {
      * Binds a streamed answer to its coroutine request: the request produces it in its coroutine once the
      * outcome has gone to Spring. Called in the coroutine, with the handler's result.
      */
-    static HandlerResult bind(HandlerResult result, InFlightRequest<?> request, ServerWebExchange exchange) {
+    static HandlerResult bind(HandlerResult result, ServerWebExchange exchange) {
         Object body = streamBody(result.getReturnValue());
-        if (body != null) {
-            ResponseStream<?> stream = create(body, request, exchange);
-            exchange.getAttributes().put(ATTRIBUTE, stream);
-            request.streamResponse(stream);
+        RequestStreams request = body == null ? null : RequestStreams.of(exchange);
+        if (body != null && request != null) {
+            request.respondWith(create(body, request, exchange));
         }
         return result;
     }
 
     /** The stream bound to {@code exchange} for {@code body}, or null when its handler did not run as a coroutine request. */
     static @Nullable ResponseStream<?> bound(ServerWebExchange exchange, Object body) {
-        ResponseStream<?> stream = exchange.getAttribute(ATTRIBUTE);
-        return stream != null && stream.body() == body ? stream : null;
+        RequestStreams request = RequestStreams.of(exchange);
+        return request == null ? null : request.responseFor(body);
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})

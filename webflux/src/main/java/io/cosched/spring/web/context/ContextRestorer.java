@@ -1,6 +1,7 @@
-package io.cosched.spring.web.server;
+package io.cosched.spring.web.context;
 
 import io.cosched.Coroutines;
+import io.cosched.Internal;
 import io.micrometer.context.ContextRegistry;
 import io.micrometer.context.ContextSnapshot;
 import io.micrometer.context.ContextSnapshotFactory;
@@ -25,7 +26,8 @@ import reactor.util.context.Context;
  * They are set on the coroutine while the handler runs, then cleared or restored. Each part is there
  * only when its library is on the class path.
  */
-interface ContextRestorer {
+@Internal
+public interface ContextRestorer {
 
     /** A task that runs {@code task} with {@code context}'s thread-local values set. */
     Runnable wrap(Context context, Runnable task);

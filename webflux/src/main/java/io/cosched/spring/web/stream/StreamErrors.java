@@ -1,4 +1,4 @@
-package io.cosched.spring.web.server;
+package io.cosched.spring.web.stream;
 
 import io.cosched.spring.web.StreamClosedException;
 import java.util.Objects;
@@ -19,10 +19,13 @@ import reactor.core.publisher.Mono;
  * whatever the handler wrapped it in: over one of Spring's limits 413 ({@link ContentTooLargeException}), malformed
  * 400 ({@link ServerWebInputException}), a client too slow to send it 408. It passes the mapped exception on, so
  * that the application's error rendering (Spring Boot's error attributes, or problem details) answers as it answers
- * Spring's own. A stream's time limit, wrapped, is unwrapped for {@link UnavailableResponses} (503), ordered after
- * this and ahead of Spring Boot's error handler.
+ * Spring's own. A stream's time limit, wrapped, is unwrapped for the request path's 503 handler, ordered after
+ * this ({@link #ORDER} + 1) and ahead of Spring Boot's error handler.
  */
 final class StreamErrors implements WebExceptionHandler, Ordered {
+
+    /** Before the request path's 503s and Spring Boot's {@code ErrorWebExceptionHandler} (-1). */
+    static final int ORDER = -3;
 
     @Override
     public Mono<Void> handle(ServerWebExchange exchange, Throwable error) {
@@ -50,8 +53,7 @@ final class StreamErrors implements WebExceptionHandler, Ordered {
                 return switch (closed.reason()) {
                     case IDLE_TIMEOUT ->
                         new ResponseStatusException(HttpStatus.REQUEST_TIMEOUT, closed.getMessage(), closed);
-                    case MAX_DURATION, REQUEST_TIMEOUT, SHUTDOWN ->
-                        closed; // unwrapped: UnavailableResponses answers 503
+                    case MAX_DURATION, REQUEST_TIMEOUT, SHUTDOWN -> closed; // unwrapped: the request path answers 503
                     case CLIENT_GONE -> null;
                 };
             }
@@ -64,6 +66,6 @@ final class StreamErrors implements WebExceptionHandler, Ordered {
 
     @Override
     public int getOrder() {
-        return UnavailableResponses.ORDER - 1;
+        return ORDER;
     }
 }

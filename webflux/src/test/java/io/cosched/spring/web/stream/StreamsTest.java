@@ -1,4 +1,4 @@
-package io.cosched.spring.web.server;
+package io.cosched.spring.web.stream;
 
 import static io.cosched.TestSupport.eventually;
 import static org.assertj.core.api.Assertions.assertThat;

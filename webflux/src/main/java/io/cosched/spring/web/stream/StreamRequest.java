@@ -1,4 +1,4 @@
-package io.cosched.spring.web.server;
+package io.cosched.spring.web.stream;
 
 import io.cosched.TimerManager;
 import io.cosched.spring.web.StreamClosedException;
@@ -12,7 +12,7 @@ import reactor.core.publisher.Mono;
 /**
  * What a streamed request body or response needs from its request: when the stream begins (the request timeout
  * stops applying), how long a read or write may wait for the client, why the request is ending early, and what
- * to do when the client leaves mid-stream. A coroutine request is one ({@link InFlightRequest}); a handler that
+ * to do when the client leaves mid-stream. A coroutine request's is its {@link RequestStreams}; a handler that
  * does not run as one gets {@link #detached}.
  */
 interface StreamRequest {

@@ -1,4 +1,4 @@
-package io.cosched.spring.web.server;
+package io.cosched.spring.web.context;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.cosched.spring.web.server;
+package io.cosched.spring.web.stream;
 
 import io.cosched.Coroutine;
 import io.cosched.Coroutines;
@@ -7,6 +7,7 @@ import io.cosched.spring.web.BlockingWebSocketHandler;
 import io.cosched.spring.web.BlockingWebSocketSession;
 import io.cosched.spring.web.StreamClosedException;
 import io.cosched.spring.web.StreamClosedException.Reason;
+import io.cosched.spring.web.context.ContextRestorer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;

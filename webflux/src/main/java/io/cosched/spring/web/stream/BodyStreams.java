@@ -1,6 +1,7 @@
-package io.cosched.spring.web.server;
+package io.cosched.spring.web.stream;
 
 import io.cosched.spring.web.MultipartStream;
+import io.cosched.spring.web.netty.ServerChannels;
 import io.netty.channel.Channel;
 import java.io.InputStream;
 import java.util.List;
@@ -57,13 +58,14 @@ final class BodyStreams {
 
     /** The request whose body comes straight from the connection. */
     private static ServerHttpRequest raw(ServerHttpRequest request) {
-        return request instanceof CoroutineExchange.CoroutineRequest ours ? ours.raw() : request;
+        return request instanceof RequestStreams.BodySource ours ? ours.fromConnection() : request;
     }
 
     private static StreamRequest owner(
             ServerHttpRequest request, ServerHttpResponse response, StreamLimits detachedLimits, String what) {
-        if (request instanceof CoroutineExchange.CoroutineRequest ours) {
-            return ours.inFlight();
+        RequestStreams ours = RequestStreams.of(request);
+        if (ours != null) {
+            return ours;
         }
         if (onConnectionLoop(request)) {
             throw new IllegalStateException(what + " cannot be read on the connection's event loop thread ("

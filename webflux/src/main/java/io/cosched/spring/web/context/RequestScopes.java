@@ -1,4 +1,4 @@
-package io.cosched.spring.web.server;
+package io.cosched.spring.web.context;
 
 import io.cosched.Coroutines;
 import io.cosched.Internal;
@@ -35,6 +35,14 @@ import org.springframework.web.server.ServerWebExchange;
 @Internal
 public final class RequestScopes implements ScopeHook {
 
+    /** A request's coroutine, as its task scopes see it (its coroutine's attachment). */
+    public interface Deadline {
+
+        /** What is left of the request's timeout; null when it has none or has begun to stream. */
+        @Nullable
+        Duration remainingTime();
+    }
+
     /** The observation each subtask of a request is, when the owner has one: its low-cardinality key {@code cosched.scope}. */
     public static final String OBSERVATION = "cosched.fork";
 
@@ -61,7 +69,7 @@ public final class RequestScopes implements ScopeHook {
     @Override
     public @Nullable Duration remainingTime() {
         return Coroutines.current()
-                .map(c -> c.attachment() instanceof InFlightRequest<?> r ? r.remainingTime() : null)
+                .map(c -> c.attachment() instanceof Deadline r ? r.remainingTime() : null)
                 .orElse(null);
     }
 
@@ -126,7 +134,7 @@ public final class RequestScopes implements ScopeHook {
      * {@code Accept-Language}, or the application's {@code LocaleContextResolver}), as Spring MVC does for blocking
      * code ({@code MessageSource} lookups); resolved only when asked for.
      */
-    static Runnable withRequestLocale(ServerWebExchange exchange, Runnable task) {
+    public static Runnable withRequestLocale(ServerWebExchange exchange, Runnable task) {
         if (!ThreadContexts.LOCALE) {
             return task;
         }
