@@ -55,7 +55,7 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
     private final CoroutineHandlerExecutor executor;
     // the IOManager's loops in index order when coroutines run on them (carrier mode), else empty;
     // known once the IOManager runs, so read at the first request
-    private volatile Loop @Nullable [] loops;
+    private volatile IOLoop @Nullable [] loops;
 
     /**
      * Prefer {@link #builder(IOManager)}, which names each setting.
@@ -306,8 +306,8 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
      * loop per request (1.4 context switches per request against 0.3 on a blocking hello world,
      * docs/benchmark-results.md).
      */
-    private @Nullable Loop loopOf(ServerWebExchange exchange) {
-        Loop[] all = loops;
+    private @Nullable IOLoop loopOf(ServerWebExchange exchange) {
+        IOLoop[] all = loops;
         if (all == null) {
             loops = all = carrierLoops(); // fixed once the IOManager runs
         }
@@ -319,25 +319,25 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
             return null; // not served by Reactor Netty, or by no server (a WebTestClient bound to a router)
         }
         EventLoop own = channel.eventLoop();
-        for (Loop l : all) {
-            if (l.loop() == own) {
+        for (IOLoop l : all) {
+            if (l.eventLoop() == own) {
                 return l;
             }
         }
         return null; // a server on other loops than cosched's
     }
 
-    private Loop[] carrierLoops() {
+    private IOLoop[] carrierLoops() {
         if (!io.isCarrierMode()) {
-            return new Loop[0];
+            return new IOLoop[0];
         }
-        Loop[] all = new Loop[io.threads()];
+        IOLoop[] all = new IOLoop[io.threads()];
         for (int i = 0; i < all.length; i++) {
-            all[i] = new Loop(io.eventLoop(i), i);
+            all[i] = new IOLoop(io.eventLoop(i), i);
         }
         return all;
     }
 
-    /** An event loop of the IOManager, and its index. */
-    record Loop(EventLoop loop, int index) {}
+    /** One of the IOManager's loops: its Netty event loop, and its index among the loops (what {@code spawnOn} takes). */
+    record IOLoop(EventLoop eventLoop, int index) {}
 }

@@ -81,7 +81,7 @@ final class InFlightRequest<T>
     private final Function<InFlightRequest<T>, Mono<T>> handling;
     // where the coroutine runs and the outcome goes; null: where the IOManager places it, outcome
     // straight from the coroutine
-    private final CoroutineRequests.@Nullable Loop loop;
+    private final CoroutineRequests.@Nullable IOLoop loop;
     private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     // when it took its slot (or, while queued, asked for one): written before its coroutine is spawned and its
     // deadline armed, which publish it to them; the cancel's log line may read it late, which costs nothing
@@ -109,7 +109,7 @@ final class InFlightRequest<T>
             ServerWebExchange exchange,
             CoreSubscriber<? super T> actual,
             Function<InFlightRequest<T>, Mono<T>> handling,
-            CoroutineRequests.@Nullable Loop loop) {
+            CoroutineRequests.@Nullable IOLoop loop) {
         this.services = services;
         this.policy = policy;
         this.exchange = exchange;
@@ -164,8 +164,8 @@ final class InFlightRequest<T>
         if (queued) {
             admittedNanos = System.nanoTime(); // its time runs from the slot, not from the queue
         }
-        CoroutineRequests.Loop l = loop;
-        int home = l == null || l.loop().inEventLoop() ? -1 : l.index(); // the connection's loop, when not on it
+        CoroutineRequests.IOLoop l = loop;
+        int home = l == null || l.eventLoop().inEventLoop() ? -1 : l.index(); // the connection's loop, when not on it
         boolean onLoop = home < 0;
         if (onLoop) {
             armDeadline(); // on this loop's timers: it cannot fire before this method has returned
@@ -567,10 +567,10 @@ final class InFlightRequest<T>
             abandonStream();
             return; // timed out or cancelled: nobody waits for it
         }
-        CoroutineRequests.Loop l = loop;
+        CoroutineRequests.IOLoop l = loop;
         if (l != null) {
             try {
-                l.loop().execute(this::deliver);
+                l.eventLoop().execute(this::deliver);
                 return;
             } catch (RejectedExecutionException loopStopped) {
                 // deliver from here: Netty queues the writes for a loop that still runs
