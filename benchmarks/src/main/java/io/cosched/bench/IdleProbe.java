@@ -18,7 +18,7 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <ol>
  *   <li><b>idle</b>: a one-loop IOManager with its default stall watchdog, {@code parked} coroutines parked (as a
- *       stream's producer waits for its client) each with a timer 30 s out (as a stream's idle limit), nothing else;
+ *       stream's producer waits for its client) each with a timer 30 s out (as a stream's read timeout), nothing else;
  *       this JVM's CPU time (utime + stime, /proc/self/stat) and context switches per second over {@code seconds};
  *   <li><b>sleep</b>: on the same, otherwise idle loop, one coroutine sleeps 1, 2, 5 and 20 ms, 1,000 times each
  *       (200 for 20 ms); how long each sleep took, p50 / p99 / max, against the 10 % or 0.2 ms, whichever is
@@ -50,10 +50,10 @@ public final class IdleProbe {
             CountDownLatch allParked = new CountDownLatch(parked);
             for (int i = 0; i < parked; i++) {
                 io.spawn(() -> {
-                    var limit = io.timers().addTimer(Duration.ofSeconds(30), () -> {});
+                    var readTimeout = io.timers().addTimer(Duration.ofSeconds(30), () -> {});
                     allParked.countDown();
                     release.await();
-                    limit.cancel();
+                    readTimeout.cancel();
                     return null;
                 });
             }

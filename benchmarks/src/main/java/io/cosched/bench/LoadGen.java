@@ -82,10 +82,10 @@ public final class LoadGen {
     private final long serverPid;
     private final int clockTicks;
     private final String latencyLog;
-    private final EventLoop loop;
+    private final EventLoop eventLoop;
     private final Bootstrap bootstrap;
 
-    // loop-confined
+    // confined to the event loop
     private final ArrayDeque<Conn> idle = new ArrayDeque<>();
     private final ArrayDeque<Req> waiting = new ArrayDeque<>();
     private int open;
@@ -117,7 +117,7 @@ public final class LoadGen {
     private final long cpuFromNanos;
     private long cpuCount;
 
-    private LoadGen(Map<String, String> o, EventLoop loop, boolean epoll) {
+    private LoadGen(Map<String, String> o, EventLoop eventLoop, boolean epoll) {
         URI url = URI.create(o.getOrDefault("url", "http://127.0.0.1:8080"));
         this.host = url.getHost();
         this.port = url.getPort() > 0 ? url.getPort() : 80;
@@ -146,9 +146,9 @@ public final class LoadGen {
             throw new IllegalArgumentException("--server-pid=" + serverPid + ", --clock-ticks=" + clockTicks
                     + " (expected: a pid >= 0, 0 for none, and ticks > 0)");
         }
-        this.loop = loop;
+        this.eventLoop = eventLoop;
         this.bootstrap = new Bootstrap()
-                .group(loop)
+                .group(eventLoop)
                 .channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 5000)
@@ -174,7 +174,7 @@ public final class LoadGen {
                 new MultiThreadIoEventLoopGroup(1, epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
         try {
             LoadGen g = new LoadGen(o, group.next(), epoll);
-            g.loop.execute(g::begin);
+            g.eventLoop.execute(g::begin);
             g.done.get();
             g.writeLatencyLog();
             System.out.println(g.report());
@@ -199,19 +199,22 @@ public final class LoadGen {
         started = System.nanoTime();
         startedEpochMillis = System.currentTimeMillis();
         if (rate > 0) {
-            loop.scheduleAtFixedRate(this::tick, 0, 1, TimeUnit.MILLISECONDS);
+            eventLoop.scheduleAtFixedRate(this::tick, 0, 1, TimeUnit.MILLISECONDS);
         } else {
             for (int i = 0; i < connections; i++) {
                 send(new Req(nextPath(), System.nanoTime(), false));
             }
         }
         if (serverPid > 0) {
-            // a second before the counted part: reading a JVM's threads holds this loop for 30-70 ms, and every request
-            // due meanwhile is answered that much late; read at the counted part's start, the stall was in every
-            // stack's latency (a thread of its own for the reading still held the loop 13 ms on the one load core)
-            loop.schedule(() -> serverAtWindow = ServerCounters.read(serverPid), cpuFromNanos, TimeUnit.NANOSECONDS);
+            // a second before the counted part: reading a JVM's threads holds this event loop for 30-70 ms, and every
+            // request
+            // due meanwhile is answered that much late; read at the counted part's start, the pause was in every
+            // stack's latency (a thread of its own for the reading still held the event loop 13 ms on the one load
+            // core)
+            eventLoop.schedule(
+                    () -> serverAtWindow = ServerCounters.read(serverPid), cpuFromNanos, TimeUnit.NANOSECONDS);
         }
-        loop.schedule(this::stop, warmupNanos + durationNanos, TimeUnit.NANOSECONDS);
+        eventLoop.schedule(this::stop, warmupNanos + durationNanos, TimeUnit.NANOSECONDS);
     }
 
     private String nextPath() {
@@ -288,7 +291,7 @@ public final class LoadGen {
                 } else {
                     otherErrors++;
                 }
-                loop.schedule(LoadGen.this::next, 10, TimeUnit.MILLISECONDS); // not a busy loop of refused connects
+                eventLoop.schedule(LoadGen.this::next, 10, TimeUnit.MILLISECONDS); // not a spin of refused connects
             }
         });
     }
@@ -305,7 +308,7 @@ public final class LoadGen {
         if (newConnections) {
             r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         }
-        c.timeout = loop.schedule(
+        c.timeout = eventLoop.schedule(
                 () -> expired(c, req), Math.max(0, req.due() + timeoutNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
         c.channel.writeAndFlush(r);
     }

@@ -32,7 +32,7 @@ import org.openjdk.jmh.annotations.Warmup;
  *       starting work on its own loop);</li>
  *   <li>{@code pool}: coroutines on a PoolScheduler;</li>
  *   <li>{@code vthread}: JDK virtual threads on the default scheduler;</li>
- *   <li>{@code platform-pool}: a fixed pool of platform threads running the task directly (no thread per task).</li>
+ *   <li>{@code platform-pool}: a fixed thread pool of platform threads running the task directly (no thread per task).</li>
  * </ul>
  */
 @State(Scope.Benchmark)

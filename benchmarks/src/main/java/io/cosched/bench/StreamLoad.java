@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The streaming benchmark's client (benchmarks/stream.sh), over plain sockets with a virtual thread per connection,
- * so that what a connection reads is exactly what its loop asks for.
+ * so that what a connection reads is exactly what its reading code asks for.
  *
  * <pre>
  * StreamLoad sse    --url=http://127.0.0.1:18080 [--path=/sse?hz=1000] [--connections=1000] [--read-every-ms=1000]

@@ -73,7 +73,7 @@ public final class StreamSummary {
                         + "at the window's start and end; \"peak growth\" is the highest used heap during the window (garbage not "
                         + "yet collected included) over the live heap at its start; \"RSS growth\" is the peak RSS over the RSS at "
                         + "the start; \"load CPU\" is the load generator's CPU over the window in percent of its one core: near 100, the "
-                        + "rate is the client's limit, and the server's CPU per unit is the figure to compare.\n");
+                        + "client sets the rate, and the server's CPU per unit is the figure to compare.\n");
         for (Map.Entry<String, Map<String, List<Run>>> scenario : cells.entrySet()) {
             String name = scenario.getKey();
             Map<String, List<Run>> byVariant = scenario.getValue();

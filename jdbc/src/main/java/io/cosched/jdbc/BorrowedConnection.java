@@ -32,7 +32,7 @@ import org.jspecify.annotations.Nullable;
  * until it is closed. Every JDBC call goes straight to Hikari's connection; closing (or aborting) it gives
  * back three things: the connection to Hikari, the turn in the loop's {@link LoopGate}, and the coroutine's
  * {@link Shield}. When Hikari's connection is closed another way (through a statement's {@code getConnection()},
- * as Spring closes a stream's), its pool {@linkplain LoopPool#reclaim reclaims} the turn and the shield.
+ * as Spring closes a stream's), its connection pool {@linkplain LoopPool#reclaim reclaims} the turn and the shield.
  *
  * <p>It {@linkplain #equals equals} Hikari's connection it lends, which is what statements, result sets and
  * metadata answer {@code getConnection()} with: Spring's {@code DataSourceUtils} tells by equality whether the
@@ -40,8 +40,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The shield is what keeps a cancelled request from breaking the connection: while the borrower holds it,
  * an interrupt of the borrowing coroutine (its client went away, its timeout passed) does not reach its
- * socket read, which would close the socket and leave the pool a broken connection. The statement under way
- * finishes, the connection goes back to the pool intact, and then the coroutine is interrupted. A statement
+ * socket read, which would close the socket and leave the connection pool a broken connection. The statement under way
+ * finishes, the connection goes back to the connection pool intact, and then the coroutine is interrupted. A statement
  * still running {@code cancelAfter} past the interrupt is cancelled on the server (PostgreSQL's cancel
  * request), so the driver ends it with an error and the connection stays usable.
  */
@@ -63,7 +63,7 @@ final class BorrowedConnection implements Connection {
     // Hikari's, once it has lent one: the borrower only ever sees it set; a cancel that comes earlier finds
     // none and has no statement of ours to cancel
     private volatile @Nullable Connection connection;
-    private final LoopPool pool; // the loop's pool the connection comes from
+    private final LoopPool pool; // the loop's connection pool the connection comes from
     private final StatementCanceller canceller;
     private final Shield shield;
 
@@ -198,8 +198,10 @@ final class BorrowedConnection implements Connection {
             try {
                 c.abort(executor);
             } finally {
-                // Hikari's abort reaches only the driver's connection, and its entry goes back to the pool only on
-                // close: evicted first (by its owner: at once), the entry leaves the pool and the close returns nothing
+                // Hikari's abort reaches only the driver's connection, and its entry goes back to the connection pool
+                // only on
+                // close: evicted first (by its owner: at once), the entry leaves the connection pool and the close
+                // returns nothing
                 pool.hikari().evictConnection(c);
                 try {
                     c.close();
@@ -211,7 +213,7 @@ final class BorrowedConnection implements Connection {
         }
     }
 
-    /** Evicts the connection from the pool it came from: at once while it is lent, else when it comes back. */
+    /** Evicts the connection from the connection pool it came from: at once while it is lent, else when it comes back. */
     void evict() {
         Connection c = connection;
         if (c != null) {

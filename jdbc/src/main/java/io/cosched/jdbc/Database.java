@@ -13,7 +13,7 @@ import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The databases whose JDBC drivers cosched puts on its loops, and for each how a pool's connections
+ * The databases whose JDBC drivers cosched puts on its loops, and for each how a connection pool's connections
  * are bound to one loop and how a statement under way is cancelled on the server. The driver-specific
  * code sits in classes of its own ({@link PostgresLoop}, {@link MariaDbLoopSockets},
  * {@link MySqlLoopSockets}), loaded only when that database is in use, so that an application needs
@@ -58,7 +58,7 @@ enum Database {
 
     /**
      * MySQL Connector/J: its {@code socketFactory} property names {@link MySqlLoopSockets}. Connector/J
-     * hands a socket factory no option it does not know, so the loop reaches it from the pool's
+     * hands a socket factory no option it does not know, so the loop reaches it from the connection pool's
      * {@code DataSource}, which names it for the thread that connects.
      */
     MYSQL("jdbc:mysql:", "com.mysql.cj.jdbc.Driver", "SELECT @@max_connections") {
@@ -123,7 +123,7 @@ enum Database {
     abstract void cancel(Connection connection, LoopBoundDataSource owner) throws SQLException;
 
     /**
-     * The database of a pool configured by {@code url} and, if set, {@code driverClassName}: a named
+     * The database of a connection pool configured by {@code url} and, if set, {@code driverClassName}: a named
      * driver with a URL of its own scheme ({@code jdbc:mysql:} URLs with MariaDB's driver are MariaDB's),
      * else the URL's scheme; {@code null} for any other database or combination.
      */

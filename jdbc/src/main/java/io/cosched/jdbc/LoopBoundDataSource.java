@@ -28,18 +28,18 @@ import org.jspecify.annotations.Nullable;
  * (connections never migrate), so the loop that reads the answer to a query is the
  * thread that resumes the coroutine. Any other thread gets one of the least loaded loop; a loop
  * thread itself, outside any coroutine, is refused with an {@code SQLException} saying why (it would
- * hold its loop while it waited; see {@link IOManager#loopIndexForCaller()}). While a pool's connections are all out, borrowers wait in line for one, and the coroutine
+ * hold its loop while it waited; see {@link IOManager#loopIndexForCaller()}). While a connection pool's connections are all out, borrowers wait in line for one, and the coroutine
  * that gives one back hands it to the first in line ({@link LoopGate}).
  *
  * <p>It is a {@link HikariDataSource} made from the configuration of one (its getters report that
- * configuration), so code and tools that expect Hikari keep working: the pool size is the total,
- * split over the loops (each at least 1); metrics trackers set on it reach every pool, and each pool
+ * configuration), so code and tools that expect Hikari keep working: the connection pool size is the total,
+ * split over the loops (each at least 1); metrics trackers set on it reach every connection pool, and each connection pool
  * reports under its own name, {@code <pool name>-loop<i>}; {@link #getHikariPoolMXBean()} sums them.
- * The pools start on first use; the IOManager must be running by then.
+ * The connection pools start on first use; the IOManager must be running by then.
  *
  * <p>A coroutine interrupted while it holds a connection (its request was cancelled or timed out) is not
  * interrupted in the middle of a statement, which would break the connection: the interrupt waits until
- * the connection is back in its pool, and a statement that runs on for {@code cancelStatementsAfter} is
+ * the connection is back in its connection pool, and a statement that runs on for {@code cancelStatementsAfter} is
  * cancelled on the server ({@link BorrowedConnection}).
  */
 public class LoopBoundDataSource extends HikariDataSource {
@@ -57,8 +57,8 @@ public class LoopBoundDataSource extends HikariDataSource {
     public static final Duration DEFAULT_CANCEL_STATEMENTS_AFTER = Duration.ofSeconds(1);
 
     /**
-     * @param template a PostgreSQL, MariaDB or MySQL pool configuration with a {@code jdbcUrl}: what each
-     *                 loop's pool is made from
+     * @param template a PostgreSQL, MariaDB or MySQL connection pool configuration with a {@code jdbcUrl}: what each
+     *                 loop's connection pool is made from
      * @param io       the IOManager whose loops carry the connections; it must be running when the first
      *                 connection is asked for (the owner of the IOManager starts it, this data source does not)
      * @throws IllegalArgumentException if {@code template} has no {@code jdbc:postgresql:}, {@code jdbc:mariadb:}
@@ -69,8 +69,8 @@ public class LoopBoundDataSource extends HikariDataSource {
     }
 
     /**
-     * @param template              a PostgreSQL, MariaDB or MySQL pool configuration with a {@code jdbcUrl}: what
-     *                              each loop's pool is made from
+     * @param template              a PostgreSQL, MariaDB or MySQL connection pool configuration with a {@code jdbcUrl}: what
+     *                              each loop's connection pool is made from
      * @param io                    the IOManager whose loops carry the connections
      * @param cancelStatementsAfter how long a statement may run on after its coroutine was interrupted before
      *                              it is cancelled on the server ({@code >= 0})
@@ -134,7 +134,7 @@ public class LoopBoundDataSource extends HikariDataSource {
         if (smallest < 2) {
             LOG.log(
                     System.Logger.Level.WARNING,
-                    name + ": a loop's pool has " + smallest + " connection (maximumPoolSize " + configured
+                    name + ": a loop's connection pool has " + smallest + " connection (maximumPoolSize " + configured
                             + " over " + loops.length + " loops): a coroutine that holds it and asks for a "
                             + "second (REQUIRES_NEW, a query while a stream is open) waits for itself until the "
                             + "connection timeout; set maximumPoolSize to at least " + 2 * loops.length
@@ -142,7 +142,7 @@ public class LoopBoundDataSource extends HikariDataSource {
         }
     }
 
-    /** The connections of all loops' pools together, as configured. */
+    /** The connections of all loops' connection pools together, as configured. */
     private int connections() {
         int total = 0;
         for (LoopPool loop : loopsOrNone()) {
@@ -231,13 +231,13 @@ public class LoopBoundDataSource extends HikariDataSource {
         return Math.max(1, total / n + (i < total % n ? 1 : 0));
     }
 
-    /** The pool of the caller's loop: for a connection outside the borrow protocol (MySQL's cancel). */
+    /** The connection pool of the caller's loop: for a connection outside the borrow protocol (MySQL's cancel). */
     HikariDataSource poolOfCaller() throws SQLException {
         return loopsOrNone()[loopIndex()].hikari();
     }
 
     /**
-     * Interrupts of borrowing coroutines held back until their connection was back in its pool (each one a
+     * Interrupts of borrowing coroutines held back until their connection was back in its connection pool (each one a
      * connection an interrupted read would have broken).
      */
     public long interruptsDeferred() {
@@ -249,12 +249,12 @@ public class LoopBoundDataSource extends HikariDataSource {
         return canceller.cancelledStatements();
     }
 
-    /** The name the loops' pools share: theirs are {@code <name>-loop<i>}; the configured pool name, else {@code HikariPool}. */
+    /** The name the loops' connection pools share: theirs are {@code <name>-loop<i>}; the configured connection pool name, else {@code HikariPool}. */
     public String sharedPoolName() {
         return name;
     }
 
-    /** The pool of each loop, in loop order. */
+    /** The connection pool of each loop, in loop order. */
     public List<HikariDataSource> pools() {
         List<HikariDataSource> pools = new ArrayList<>();
         for (LoopPool loop : loopsOrNone()) {
@@ -264,12 +264,12 @@ public class LoopBoundDataSource extends HikariDataSource {
     }
 
     /**
-     * The line of borrowers in front of one loop's pool: its name and size, how many borrowers hold one of its
+     * The line of borrowers in front of one loop's connection pool: its name and size, how many borrowers hold one of its
      * connections ({@code lent}) and how many wait in line for one.
      */
     public record Line(String pool, int size, int lent, int waiting) {}
 
-    /** The line in front of each loop's pool, in loop order. */
+    /** The line in front of each loop's connection pool, in loop order. */
     public List<Line> lines() {
         List<Line> lines = new ArrayList<>();
         for (LoopPool loop : loopsOrNone()) {
@@ -283,7 +283,7 @@ public class LoopBoundDataSource extends HikariDataSource {
     }
 
     /**
-     * A connection of the pool of the caller's loop ({@link IOManager#loopIndexForCaller()}). While all of
+     * A connection of the connection pool of the caller's loop ({@link IOManager#loopIndexForCaller()}). While all of
      * its connections are out, the caller waits in line for one (up to the connection timeout), and
      * the coroutine that gives one back hands it over.
      *
@@ -324,7 +324,8 @@ public class LoopBoundDataSource extends HikariDataSource {
                         - Duration.ofNanos(System.nanoTime() - started).toMillis();
                 c = running.getConnection(Math.max(1, left)); // what the wait in line left of the timeout
             } else {
-                // only before the pool runs: IOManager.state() looks at every carrier, too much for every query
+                // only before the connection pool runs: IOManager.state() looks at every carrier, too much for every
+                // query
                 SchedulerStats.State state = io.state();
                 if (state != SchedulerStats.State.RUNNING) {
                     throw new SQLException(
@@ -333,10 +334,10 @@ public class LoopBoundDataSource extends HikariDataSource {
                                     + "' live on its loops; start it before the first query",
                             "08001");
                 }
-                c = pool.getConnection(); // starts the pool
+                c = pool.getConnection(); // starts the connection pool
             }
             if (!serverLimitChecked.get() && serverLimitChecked.compareAndSet(false, true)) {
-                checkServerLimit(c);
+                checkServerMaxConnections(c);
             }
             return borrow.lend(c);
         } catch (SQLException | RuntimeException e) {
@@ -345,23 +346,24 @@ public class LoopBoundDataSource extends HikariDataSource {
         }
     }
 
-    /** Warns once when the pools may open more connections than the server takes. */
-    private void checkServerLimit(Connection c) {
-        int limit;
+    /** Warns once when the connection pools may open more connections than the server takes. */
+    private void checkServerMaxConnections(Connection c) {
+        int maxConnections;
         try {
-            limit = database.maxConnections(c);
+            maxConnections = database.maxConnections(c);
         } catch (SQLException | RuntimeException e) {
             // only a warning was at stake: the borrower gets its connection all the same
-            LOG.log(System.Logger.Level.DEBUG, name + ": could not read the server's connection limit", e);
+            LOG.log(System.Logger.Level.DEBUG, name + ": could not read the server's max_connections", e);
             return;
         }
         int total = connections();
-        if (total > limit) {
+        if (total > maxConnections) {
             LOG.log(
                     System.Logger.Level.WARNING,
-                    name + ": its pools may open " + total + " connections over " + loopsOrNone().length
-                            + " loops, but the database takes " + limit + " in all (max_connections): connections "
-                            + "past that fail to open, and every other client and instance shares the limit");
+                    name + ": its connection pools may open " + total + " connections over " + loopsOrNone().length
+                            + " loops, but the database takes " + maxConnections
+                            + " in all (max_connections): connections "
+                            + "past that fail to open, and every other client and instance shares that maximum");
         }
     }
 
@@ -400,10 +402,10 @@ public class LoopBoundDataSource extends HikariDataSource {
     }
 
     /**
-     * Evicts {@code connection} from the pool of the loop it came from, whichever thread asks: at once while it
+     * Evicts {@code connection} from the connection pool of the loop it came from, whichever thread asks: at once while it
      * is lent (its close then returns nothing), else when it next comes back. The connection may be the borrowed one
      * or HikariCP's that its statements answer {@code getConnection()} with. A connection this data source did not
-     * lend belongs to none of its pools and is left alone, as HikariCP leaves one it did not make.
+     * lend belongs to none of its connection pools and is left alone, as HikariCP leaves one it did not make.
      */
     @Override
     public void evictConnection(Connection connection) {
@@ -421,7 +423,7 @@ public class LoopBoundDataSource extends HikariDataSource {
     }
 
     /**
-     * The loops' pools report to {@code metricsTrackerFactory}, each under its own name, with the borrowers waiting
+     * The loops' connection pools report to {@code metricsTrackerFactory}, each under its own name, with the borrowers waiting
      * in line counted as pending ({@code hikaricp.connections.pending}).
      */
     @Override
@@ -433,7 +435,7 @@ public class LoopBoundDataSource extends HikariDataSource {
     }
 
     /**
-     * The loops' pools report to {@code metricRegistry} (Dropwizard's or Micrometer's), each under its own name, with
+     * The loops' connection pools report to {@code metricRegistry} (Dropwizard's or Micrometer's), each under its own name, with
      * the borrowers waiting in line counted as pending.
      */
     @Override
@@ -453,12 +455,12 @@ public class LoopBoundDataSource extends HikariDataSource {
         }
     }
 
-    /** The loops' pools; none while HikariConfig's constructor runs (it may call setters, from a configuration file). */
+    /** The loops' connection pools; none while HikariConfig's constructor runs (it may call setters, from a configuration file). */
     private LoopPool[] loopsOrNone() {
         return loops == null ? new LoopPool[0] : loops;
     }
 
-    /** The sum over the loops' pools (a pool not started yet counts as empty). */
+    /** The sum over the loops' connection pools (a connection pool not started yet counts as empty). */
     @Override
     public HikariPoolMXBean getHikariPoolMXBean() {
         return new Totals();
@@ -529,6 +531,6 @@ public class LoopBoundDataSource extends HikariDataSource {
 
     @Override
     public String toString() {
-        return "LoopBoundDataSource (" + name + ", " + loopsOrNone().length + " pools on " + io.name() + ")";
+        return "LoopBoundDataSource (" + name + ", " + loopsOrNone().length + " connection pools on " + io.name() + ")";
     }
 }

@@ -11,24 +11,24 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 /**
- * Who may borrow from one loop's pool, in the order they asked: as many borrowers as the pool has
+ * Who may borrow from one loop's connection pool, in the order they asked: as many borrowers as the connection pool has
  * connections, the others wait in line. A connection given back passes its turn to the first in
  * line, resuming it from the thread that gave the connection back: on a loop, that thread (and so
  * the resume) is the loop's own. Before a borrower joins the line, and before a waiter gives up, the
- * gate asks its pool to reclaim turns whose connections went back unseen ({@link LoopPool#reclaim}).
+ * gate asks its connection pool to reclaim turns whose connections went back unseen ({@link LoopPool#reclaim}).
  *
  * <p>Why not let them all wait inside HikariCP: there every borrower that finds no idle connection
  * wakes Hikari's connection-adder thread and parks with a JDK timer (two thread hops for nothing
- * while the pool is full: measured, about 2 context switches per query at 100 clients on 20
+ * while the connection pool is full: measured, about 2 context switches per query at 100 clients on 20
  * connections); and on one carrier the coroutine that gives a connection back would take it again
  * before the waiter it woke gets to run, every time, and starve it. In line, every waiter gets its
- * turn, and a full pool costs no thread but the loop's.
+ * turn, and a full connection pool costs no thread but the loop's.
  */
 final class LoopGate {
 
     private final int capacity;
     private final Runnable reclaim; // gives back the turns of borrows whose connection went back unseen
-    private final Supplier<String> describe; // the pool and its numbers, for a timeout's message
+    private final Supplier<String> describe; // the connection pool and its numbers, for a timeout's message
     private final ArrayDeque<CompletableFuture<Void>> line = new ArrayDeque<>(); // guarded by this
     private int taken; // guarded by this
 
@@ -60,7 +60,7 @@ final class LoopGate {
             line.add(turn);
         }
         try {
-            Coroutines.await(turn, timeout); // parks; the loop's own timer ends it at the limit
+            Coroutines.await(turn, timeout); // parks; the loop's own timer ends it at the connection timeout
         } catch (AwaitTimeoutException e) {
             reclaim.run(); // a turn lost since this waiter joined would go to the first in line
             if (leaveLine(turn)) {
@@ -111,7 +111,8 @@ final class LoopGate {
         synchronized (this) {
             next = line.poll();
             if (next == null) {
-                if (taken > 0) { // a borrow that went round the gate (from a pool taken out of it) has no turn
+                if (taken
+                        > 0) { // a borrow that went round the gate (from a connection pool taken out of it) has no turn
                     taken--;
                 }
                 return;

@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  * Sockets on an IOManager's loop for MySQL Connector/J: name this class in the driver's
  * {@code socketFactory} property. Connector/J configures, connects and (for TLS) wraps the socket as
  * it does its own; only the socket differs. The loop is the one {@link Connecting} names for the
- * connecting thread (the pools of {@link LoopBoundDataSource} do), else the loop of the coroutine that
+ * connecting thread (the connection pools of {@link LoopBoundDataSource} do), else the loop of the coroutine that
  * connects on the first IOManager started.
  */
 public final class MySqlLoopSockets extends StandardSocketFactory {
@@ -40,7 +40,7 @@ public final class MySqlLoopSockets extends StandardSocketFactory {
     }
 
     /**
-     * MySQL's cancel: {@code KILL QUERY <id>} over a new connection of the same pool's database, opened
+     * MySQL's cancel: {@code KILL QUERY <id>} over a new connection of the same connection pool's database, opened
      * on the canceller's loop; the statement fails with SQLState 70100 and the connection stays usable.
      */
     static void cancel(Connection connection, LoopBoundDataSource owner) throws SQLException {
@@ -56,7 +56,7 @@ public final class MySqlLoopSockets extends StandardSocketFactory {
     }
 
     /**
-     * The {@code DataSource} of one loop's pool: the driver's, with the loop named for the thread
+     * The {@code DataSource} of one loop's connection pool: the driver's, with the loop named for the thread
      * while it connects (HikariCP connects on a thread of its own, so the caller cannot be asked).
      */
     static final class Connecting implements DataSource {
@@ -82,7 +82,7 @@ public final class MySqlLoopSockets extends StandardSocketFactory {
             Connection connect() throws SQLException;
         }
 
-        /** Connects with this pool's loop named for the calling thread, and the thread's own loop back after. */
+        /** Connects with this connection pool's loop named for the calling thread, and the thread's own loop back after. */
         private Connection onThisLoop(Connect connect) throws SQLException {
             @Nullable LoopSocketFactory before = CONNECTING.get();
             CONNECTING.set(sockets);

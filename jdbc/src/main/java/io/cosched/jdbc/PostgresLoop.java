@@ -4,7 +4,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import org.postgresql.PGConnection;
 
-/** What only the PostgreSQL driver needs; loaded only when a PostgreSQL pool cancels a statement. */
+/** What only the PostgreSQL driver needs; loaded only when a PostgreSQL connection pool cancels a statement. */
 final class PostgresLoop {
 
     private PostgresLoop() {}

@@ -38,7 +38,7 @@ final class StatementCanceller {
         this.how = how;
     }
 
-    /** An interrupt of a borrower was held back until its connection is back in the pool. */
+    /** An interrupt of a borrower was held back until its connection is back in the connection pool. */
     void deferred() {
         deferred.increment();
     }

@@ -230,9 +230,11 @@ class LoopBoundDataSourceDatabaseTest {
             }
             assertThat(log.lines())
                     .filteredOn(line -> line.startsWith("WARNING"))
-                    .containsExactly("WARNING loopds: its pools may open 100000 connections over 2 loops, but the "
-                            + "database takes " + limit + " in all (max_connections): connections past that fail to "
-                            + "open, and every other client and instance shares the limit");
+                    .containsExactly(
+                            "WARNING loopds: its connection pools may open 100000 connections over 2 loops, but the "
+                                    + "database takes " + limit
+                                    + " in all (max_connections): connections past that fail to "
+                                    + "open, and every other client and instance shares that maximum");
         }
     }
 

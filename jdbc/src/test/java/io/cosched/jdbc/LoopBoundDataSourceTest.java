@@ -92,7 +92,7 @@ class LoopBoundDataSourceTest {
                     .containsExactly(
                             "INFO orders: maximumPoolSize 2 is the total over 3 loops: 1 connection per loop "
                                     + "(orders-loop0 to orders-loop2; 3 in all, since every loop gets at least one)",
-                            "WARNING orders: a loop's pool has 1 connection (maximumPoolSize 2 over 3 loops): a "
+                            "WARNING orders: a loop's connection pool has 1 connection (maximumPoolSize 2 over 3 loops): a "
                                     + "coroutine that holds it and asks for a second (REQUIRES_NEW, a query while a "
                                     + "stream is open) waits for itself until the connection timeout; set "
                                     + "maximumPoolSize to at least 6 (2 per loop)");

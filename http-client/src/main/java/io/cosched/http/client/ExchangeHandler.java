@@ -17,7 +17,7 @@ public interface ExchangeHandler {
     /** A piece of the body, never more pieces than demanded; the handler's to release. */
     void onContent(ByteBuf content);
 
-    /** The body has ended; the connection is back in its loop's pool (or closed). */
+    /** The body has ended; the connection is back in its loop's connection pool (or closed). */
     void onEnd();
 
     /**

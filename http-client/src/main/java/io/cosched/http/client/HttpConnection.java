@@ -50,11 +50,11 @@ final class HttpConnection {
     final int loopIndex;
     final Channel channel;
     final NettyInbox inbox;
-    /** Exchanges begun on this connection; above 1 it came from the pool and may have gone stale. */
+    /** Exchanges begun on this connection; above 1 it came from the connection pool and may have gone stale. */
     int uses;
-    /** When it last went back to the pool, by {@link System#nanoTime()}; guarded by the pool. */
+    /** When it last went back to its connection pool, by {@link System#nanoTime()}; guarded by that pool. */
     long idleSince;
-    /** Whether it waits in the pool (guarded by the pool); a connection in use is not the pool's to close. */
+    /** Whether it waits in its connection pool (guarded by that pool); a connection in use is not the pool's to close. */
     boolean pooled;
 
     HttpConnection(Key key, int loopIndex, Channel channel, NettyInbox inbox) {

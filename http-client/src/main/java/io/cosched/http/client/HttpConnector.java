@@ -26,7 +26,7 @@ import javax.net.ssl.SSLParameters;
 import org.jspecify.annotations.Nullable;
 
 /**
- * How a {@link LoopHttpClient} reaches servers, for its blocking and its asynchronous exchange alike: the pools
+ * How a {@link LoopHttpClient} reaches servers, for its blocking and its asynchronous exchange alike: the connection pools
  * (one per loop, made at the first call), name resolution through the address filter, TLS, opening a connection
  * on a loop, and the count of connections opened and closed.
  */
@@ -83,7 +83,7 @@ final class HttpConnector {
         return n;
     }
 
-    /** Closes the idle connections of every pool. */
+    /** Closes the idle connections of every connection pool. */
     void close() {
         HttpConnectionPool[] p = pools;
         if (p != null) {
@@ -93,7 +93,7 @@ final class HttpConnector {
         }
     }
 
-    /** The pools, made on the first call; the IOManager must be running by then. */
+    /** The connection pools, made on the first call; the IOManager must be running by then. */
     HttpConnectionPool[] pools() throws IOException {
         HttpConnectionPool[] p = pools;
         if (p == null) {
@@ -166,7 +166,7 @@ final class HttpConnector {
                 });
     }
 
-    /** A connection just opened: counted, and forgotten by its pool when it closes. */
+    /** A connection just opened: counted, and forgotten by its connection pool when it closes. */
     HttpConnection opened(
             HttpConnection.Key key, int loopIndex, Channel ch, NettyInbox inbox, HttpConnectionPool pool) {
         HttpConnection c = new HttpConnection(key, loopIndex, ch, inbox);

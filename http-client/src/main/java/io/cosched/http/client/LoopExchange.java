@@ -30,7 +30,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Once the head has been handed over the body is read only as far as it is demanded: what the
  * caller does not want yet waits in the connection's inbox, which stops reading from the socket past
  * its high water mark, so a slow consumer holds the server back through TCP. A cancelled exchange
- * leaves the rest of its answer to the loop, which reads it to its end and pools the connection, as an
+ * leaves the rest of its answer to the loop, which reads it to its end and puts the connection back in its connection pool, as an
  * interrupted blocking call does.
  */
 public final class LoopExchange {
@@ -128,7 +128,7 @@ public final class LoopExchange {
             if (c != null) {
                 ResponseDrain.start(c, pool, keepAlive, client.idleNanos());
             }
-            // still connecting: connected() sees the cancel and pools the new connection
+            // still connecting: connected() sees the cancel and offers the new connection to its connection pool
         });
     }
 
@@ -222,7 +222,7 @@ public final class LoopExchange {
             readTimer = eventLoop.schedule(this::checkRead, readNanos, TimeUnit.NANOSECONDS);
         }
         c.channel.writeAndFlush(call.toRequest(c.key), c.channel.voidPromise());
-        readable(); // the connection may have ended between the pool and the listening
+        readable(); // the connection may have ended between the connection pool and the listening
     }
 
     // ---- receiving ---------------------------------------------------------------------------------

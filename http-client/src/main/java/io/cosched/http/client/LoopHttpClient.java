@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A blocking HTTP/1.1 client whose connections are Netty channels on an {@link IOManager}'s event
- * loops. A call made in a coroutine takes a connection of that coroutine's own loop (one pool per
+ * loops. A call made in a coroutine takes a connection of that coroutine's own loop (one connection pool per
  * loop, a new connection on that loop when none is idle) and parks until the response arrives, so
  * the loop that reads it is the thread that resumes the coroutine; no other thread takes part.
  * Called from any other thread it simply blocks that thread. It knows nothing of Spring: Spring's
@@ -95,7 +95,7 @@ public final class LoopHttpClient implements AutoCloseable {
         return idleNanos;
     }
 
-    /** Its pools, resolution, TLS and connecting, for the exchanges. */
+    /** Its connection pools, resolution, TLS and connecting, for the exchanges. */
     HttpConnector connector() {
         return connector;
     }
@@ -103,7 +103,7 @@ public final class LoopHttpClient implements AutoCloseable {
     /**
      * The request that answer {@code code} with {@code answer}'s headers redirects {@code call} to, after
      * {@code redirects} redirects already followed; {@code null} when it is not followed (this client's
-     * setting, the limit, or not a redirect: {@link HttpCall#redirected}). For the blocking and the
+     * setting, the redirect limit, or not a redirect: {@link HttpCall#redirected}). For the blocking and the
      * asynchronous exchange alike.
      */
     @Nullable
@@ -121,7 +121,7 @@ public final class LoopHttpClient implements AutoCloseable {
         return connector.openedConnections();
     }
 
-    /** Connections open now: in use, idle in a pool, or draining the rest of an abandoned response. */
+    /** Connections open now: in use, idle in a connection pool, or draining the rest of an abandoned response. */
     public long openConnections() {
         return connector.openConnections();
     }
@@ -169,7 +169,7 @@ public final class LoopHttpClient implements AutoCloseable {
     /**
      * Starts one exchange and returns at once: the request goes out, and its answer is read, on the
      * caller's loop ({@link IOManager#currentLoopIndex()}: a coroutine's home loop, a loop thread's own loop;
-     * the least loaded one for any other thread), over a connection of that loop's pool or a new one
+     * the least loaded one for any other thread), over a connection of that loop's connection pool or a new one
      * opened there without parking anybody. {@code handler} hears of the answer on that loop: its head,
      * then its body as {@link LoopExchange#demand demanded}. Settings, redirects, the retry on a stale
      * pooled connection and the failures are those of {@link #exchange}; the headers become the

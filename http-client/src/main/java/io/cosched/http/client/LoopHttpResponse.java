@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * The answer to {@link LoopHttpClient#exchange}: its status and headers have arrived, its body is
  * read from its connection's inbox as it arrives, parking the reader between pieces. Read the body
- * and close the response on the thread (or coroutine) that made the call. Once the last piece has been taken the connection goes back to its loop's pool
+ * and close the response on the thread (or coroutine) that made the call. Once the last piece has been taken the connection goes back to its loop's connection pool
  * (or is closed, when either side said {@code Connection: close}); closing the response before
  * that closes the connection, unless the rest of the body has already arrived. A reader interrupted
  * while it waits for the body leaves the rest to the loop, which keeps the connection
@@ -71,7 +71,7 @@ public final class LoopHttpResponse implements AutoCloseable {
     }
 
     /**
-     * Ends the exchange: a connection whose whole response was read goes back to its loop's pool;
+     * Ends the exchange: a connection whose whole response was read goes back to its loop's connection pool;
      * one with body still on its way is closed.
      */
     @Override

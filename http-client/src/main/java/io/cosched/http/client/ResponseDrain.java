@@ -11,7 +11,7 @@ import java.util.function.Predicate;
  * The rest of a response whose reader gave up on it (its coroutine was interrupted: the request it
  * serves was cancelled or timed out). Rather than close the connection, as an interrupted read of a
  * JDK socket would, the loop reads the response to its end and throws it away, and the connection goes
- * back to its loop's pool. It is closed instead when the response says the connection ends, cannot be
+ * back to its loop's connection pool. It is closed instead when the response says the connection ends, cannot be
  * decoded, or has not ended within the idle timeout (a stuck server holds no connection for longer
  * than an idle one would be kept).
  */
@@ -26,12 +26,12 @@ final class ResponseDrain implements Predicate<Object> {
     }
 
     /**
-     * Drains the rest of {@code c}'s response on its loop, then pools or closes it.
+     * Drains the rest of {@code c}'s response on its loop, then offers it to its connection pool or closes it.
      *
      * @param keepAlive whether the exchange may keep the connection as far as is known (the request's
      *                  headers, and the response's head once it has been read)
      */
-    static void start(HttpConnection c, HttpConnectionPool pool, boolean keepAlive, long limitNanos) {
+    static void start(HttpConnection c, HttpConnectionPool pool, boolean keepAlive, long idleNanos) {
         ResponseDrain drain = new ResponseDrain(keepAlive);
         c.inbox.drain(drain, () -> {
             if (drain.keepAlive && !drain.failed && c.isReusable()) {
@@ -49,7 +49,7 @@ final class ResponseDrain implements Predicate<Object> {
                                     c.close(); // no end in sight
                                 }
                             },
-                            limitNanos,
+                            idleNanos,
                             TimeUnit.NANOSECONDS);
         }
     }

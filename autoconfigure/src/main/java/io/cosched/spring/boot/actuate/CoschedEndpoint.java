@@ -1,5 +1,7 @@
 package io.cosched.spring.boot.actuate;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import io.cosched.CarrierStats;
 import io.cosched.Coroutine;
 import io.cosched.IOManager;
@@ -7,7 +9,11 @@ import io.cosched.Scheduler;
 import io.cosched.SchedulerStats;
 import io.cosched.spring.web.CoschedWebStats;
 import io.cosched.spring.web.netty.ServerConnections;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -32,6 +38,21 @@ public class CoschedEndpoint {
 
     /** Most coroutines one dump lists; {@link CoroutineDump#total()} says how many were live. */
     public static final int DUMP_LIMIT = 1000;
+
+    /** Per stats type, the methods {@link #readings} reads. */
+    private static final ClassValue<List<Method>> READINGS = new ClassValue<>() {
+        @Override
+        protected List<Method> computeValue(Class<?> type) {
+            return Arrays.stream(type.getMethods())
+                    .filter(m -> m.getDeclaringClass() != Object.class
+                            && !Modifier.isStatic(m.getModifiers())
+                            && m.getParameterCount() == 0
+                            && (m.getReturnType() == int.class || m.getReturnType() == long.class)
+                            && !m.getName().equals("hashCode"))
+                    .sorted(Comparator.comparing(Method::getName))
+                    .toList();
+        }
+    };
 
     private final Supplier<List<Scheduler>> schedulers;
     private final Supplier<@Nullable CoschedWebStats> web;
@@ -62,7 +83,10 @@ public class CoschedEndpoint {
         }
         CoschedWebStats w = web.get();
         ServerConnections c = server.get();
-        return new CoschedReport(all, w == null ? null : WebReport.of(w), c == null ? null : ServerReport.of(c));
+        return new CoschedReport(
+                all,
+                w == null ? null : readings(CoschedWebStats.class, w),
+                c == null ? null : readings(ServerConnections.class, c));
     }
 
     @ReadOperation
@@ -97,43 +121,30 @@ public class CoschedEndpoint {
         return null;
     }
 
-    /** The whole endpoint: schedulers by name, and the web counters when cosched serves WebFlux handlers. */
+    /**
+     * The whole endpoint: schedulers by name, the web counters when cosched serves WebFlux handlers, and the web
+     * server's connections when cosched's loops carry it. The web counters are {@link CoschedWebStats}'s readings
+     * by name, the server's those of {@link ServerConnections}.
+     */
     public record CoschedReport(
             Map<String, SchedulerReport> schedulers,
-            @Nullable WebReport web,
-            @Nullable ServerReport server) {}
+            @Nullable Map<String, Number> web,
+            @Nullable Map<String, Number> server) {}
 
     /**
-     * One scheduler: {@link SchedulerStats} without the name (it is the key), its transport, and its
-     * carriers. Type, mode, transport and carrier states are written in lower case ({@code io},
-     * {@code carrier}, {@code epoll}, {@code idle}), the scheduler state in upper case ({@code RUNNING}).
+     * One scheduler: its {@link SchedulerStats} written in place, without the name (it is the key), with its
+     * transport and its carriers. Type, mode and transport are written in lower case ({@code io},
+     * {@code carrier}, {@code epoll}) as they always were; the scheduler state keeps its upper case
+     * ({@code RUNNING}). A component added to {@link SchedulerStats} shows here with no change to this class.
      */
     public record SchedulerReport(
             String type,
             String mode,
             String transport,
-            String state,
-            int threads,
-            int activeThreads,
-            int idleThreads,
-            int stalledThreads,
-            long queueDepth,
-            long coroutines,
-            long ready,
-            long running,
-            long waiting,
-            long sleeping,
-            long timersPending,
-            long completedTasks,
-            long localWakeups,
-            long remoteWakeups,
-            long monitorWakeups,
-            long stalls,
-            long warmUpStalls,
-            long starvations,
-            long forks,
-            long forksFailed,
-            long forksCancelled,
+
+            @JsonUnwrapped @JsonIgnoreProperties({"name", "type", "mode"})
+            SchedulerStats stats,
+
             List<CarrierReport> carriers) {
 
         static SchedulerReport of(Scheduler s) {
@@ -141,100 +152,40 @@ public class CoschedEndpoint {
             String transport = s instanceof IOManager io ? lowerCase(io.transport()) : "none";
             List<CarrierReport> carriers = new ArrayList<>(t.threads());
             for (CarrierStats c : s.carrierStats()) {
-                carriers.add(new CarrierReport(
-                        c.index(),
-                        c.thread(),
-                        lowerCase(c.state()),
-                        c.queueDepth(),
-                        c.coroutines(),
-                        c.localWakeups(),
-                        c.remoteWakeups(),
-                        c.monitorWakeups()));
+                carriers.add(new CarrierReport(lowerCase(c.state()), c));
             }
-            return new SchedulerReport(
-                    lowerCase(t.type()),
-                    lowerCase(t.mode()),
-                    transport,
-                    t.state().name(),
-                    t.threads(),
-                    t.activeThreads(),
-                    t.idleThreads(),
-                    t.stalledThreads(),
-                    t.queueDepth(),
-                    t.coroutines(),
-                    t.ready(),
-                    t.running(),
-                    t.waiting(),
-                    t.sleeping(),
-                    t.timersPending(),
-                    t.completedTasks(),
-                    t.localWakeups(),
-                    t.remoteWakeups(),
-                    t.monitorWakeups(),
-                    t.stalls(),
-                    t.warmUpStalls(),
-                    t.starvations(),
-                    t.forks(),
-                    t.forksFailed(),
-                    t.forksCancelled(),
-                    List.copyOf(carriers));
+            return new SchedulerReport(lowerCase(t.type()), lowerCase(t.mode()), transport, t, List.copyOf(carriers));
         }
     }
 
-    /** One carrier, as {@link CarrierStats} with its state in lower case ({@code idle}, {@code busy}, {@code stalled}). */
+    /**
+     * One carrier: its {@link CarrierStats} written in place, with the state in lower case ({@code idle},
+     * {@code busy}, {@code stalled}) as it always was.
+     */
     public record CarrierReport(
-            int index,
-            String thread,
             String state,
-            long queueDepth,
-            int coroutines,
-            long localWakeups,
-            long remoteWakeups,
-            long monitorWakeups) {}
+            @JsonUnwrapped @JsonIgnoreProperties("state") CarrierStats stats) {}
 
     static String lowerCase(Enum<?> value) {
         return value.name().toLowerCase(Locale.ROOT);
     }
 
     /**
-     * The web server's connections: accepted since start, open now, waiting in the listen queue now
-     * and the host's listen-queue overflows since boot ({@code -1} where the kernel does not say).
+     * What {@code source} reports through {@code type}, by name in alphabetical order: every public
+     * no-argument method of {@code type} that returns an {@code int} or a {@code long}, read now. So a
+     * counter added to {@link CoschedWebStats} or {@link ServerConnections} shows in the endpoint with no
+     * change here. (Those two are read-only views, not records that Jackson could write itself.)
      */
-    public record ServerReport(long accepted, int open, long listenQueue, long listenOverflows) {
-
-        static ServerReport of(ServerConnections c) {
-            return new ServerReport(c.accepted(), c.open(), c.listenQueue(), c.listenOverflows());
+    static <T> Map<String, Number> readings(Class<T> type, T source) {
+        Map<String, Number> readings = new LinkedHashMap<>();
+        for (Method m : READINGS.get(type)) {
+            try {
+                readings.put(m.getName(), (Number) m.invoke(source));
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException(type.getName() + "." + m.getName() + "(): cannot be read", e);
+            }
         }
-    }
-
-    /** Requests handled by coroutines: running now, and counted since start. */
-    public record WebReport(
-            int inFlight,
-            int limit,
-            int queued,
-            long timedOut,
-            long shed,
-            long queueTimedOut,
-            long shedEarly,
-            long cancelled,
-            long coroutinesStarted,
-            long inlined,
-            long offLoop) {
-
-        static WebReport of(CoschedWebStats w) {
-            return new WebReport(
-                    w.inFlight(),
-                    w.limit(),
-                    w.queued(),
-                    w.timedOut(),
-                    w.shed(),
-                    w.queueTimedOut(),
-                    w.shedEarly(),
-                    w.cancelled(),
-                    w.coroutinesStarted(),
-                    w.inlined(),
-                    w.offLoop());
-        }
+        return readings;
     }
 
     /** A coroutine dump: how many were live, and up to {@link #DUMP_LIMIT} of them. */

@@ -8,7 +8,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceClientConfigurat
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration.LettuceSslClientConfigurationBuilder;
 import org.springframework.data.redis.connection.lettuce.LettucePoolingClientConfiguration;
 
-/** A loop's copy of a client configuration: the same in everything but its client resources and pool limits. */
+/** A loop's copy of a client configuration: the same in everything but its client resources and connection pool sizes. */
 final class LoopClientConfigurations {
 
     private LoopClientConfigurations() {}
@@ -36,7 +36,7 @@ final class LoopClientConfigurations {
                 .build();
     }
 
-    /** {@code loop}'s part of {@code total} over {@code loops}, the first ones one larger; a limit that is not positive stays as it is. */
+    /** {@code loop}'s part of {@code total} over {@code loops}, the first ones one larger; a figure that is not positive stays as it is. */
     static int share(int total, int loops, int loopIndex) {
         if (total <= 0) {
             return total;

@@ -28,7 +28,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * waiting for it (connections never migrate). With the native connection shared (the default),
  * each loop has one shared connection; what Spring Data Redis gives a connection of its own (blocking pops,
  * {@code MULTI}/{@code EXEC}, pipelines with a dedicated connection, pooled connections) comes from the
- * caller's loop too, from that loop's pool when pooling is configured (the pool's limits split over the loops).
+ * caller's loop too, from that loop's connection pool when pooling is configured (the connection pool's sizes split over the loops).
  *
  * <p>Everything else is this factory as configured, on the client resources it was given: calls from outside
  * cosched (plain threads, the Redis health check, message listener containers), reactive connections, pub/sub

@@ -25,7 +25,7 @@ import org.springframework.core.annotation.Order;
 /**
  * PostgreSQL, MariaDB and MySQL over HikariCP on cosched's event loops: the application's Hikari {@code DataSource}
  * (Spring Boot's, from {@code spring.datasource.*}, or its own) becomes a {@link LoopBoundDataSource}
- * with one pool per loop, so that a coroutine's query is answered on its own loop. Off with
+ * with one connection pool per loop, so that a coroutine's query is answered on its own loop. Off with
  * {@code cosched.jdbc.enabled=false}.
  */
 @AutoConfiguration(after = CoschedAutoConfiguration.class)
@@ -43,8 +43,8 @@ public final class CoschedJdbcAutoConfiguration {
     }
 
     /**
-     * The per-loop pools' cancellation numbers, tagged {@code pool=<pool name>}: interrupts held back until a
-     * connection was back in its pool ({@code cosched.jdbc.interrupts.deferred}) and statements cancelled on
+     * The per-loop connection pools' cancellation numbers, tagged {@code pool=<pool name>}: interrupts held back until a
+     * connection was back in its connection pool ({@code cosched.jdbc.interrupts.deferred}) and statements cancelled on
      * the server ({@code cosched.jdbc.statements.cancelled}).
      */
     @Configuration(proxyBeanMethods = false)
@@ -58,30 +58,31 @@ public final class CoschedJdbcAutoConfiguration {
                 if (bound == null) {
                     return;
                 }
-                Tags pool = Tags.of("pool", bound.sharedPoolName());
+                Tags tags = Tags.of("pool", bound.sharedPoolName());
                 FunctionCounter.builder(
                                 "cosched.jdbc.interrupts.deferred", bound, LoopBoundDataSource::interruptsDeferred)
                         .description(
-                                "Interrupts of coroutines held back until their pooled connection was back in its pool")
-                        .tags(pool)
+                                "Interrupts of coroutines held back until their pooled connection was back in its connection pool")
+                        .tags(tags)
                         .register(registry);
                 FunctionCounter.builder(
                                 "cosched.jdbc.statements.cancelled", bound, LoopBoundDataSource::statementsCancelled)
                         .description(
                                 "Statements cancelled on the server because they ran on past their coroutine's interrupt")
-                        .tags(pool)
+                        .tags(tags)
                         .register(registry);
             });
         }
     }
 
-    /** Spring Boot's pool metadata ({@code jdbc.connections.*}) as the sum of the loops' pools. */
+    /** Spring Boot's connection pool metadata ({@code jdbc.connections.*}) as the sum of the loops' connection pools. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(DataSourcePoolMetadataProvider.class)
     static final class PoolMetadataConfiguration {
 
         @Bean
-        @Order(Ordered.HIGHEST_PRECEDENCE) // before Boot's Hikari provider, which would read one unstarted pool
+        @Order(Ordered.HIGHEST_PRECEDENCE) // before Boot's Hikari provider, which would read one unstarted connection
+        // pool
         DataSourcePoolMetadataProvider coschedLoopBoundPoolMetadataProvider() {
             return dataSource -> {
                 LoopBoundDataSource bound = DataSourceUnwrapper.unwrap(dataSource, LoopBoundDataSource.class);

@@ -10,14 +10,14 @@ public class CoschedJdbcProperties {
 
     /**
      * Whether a HikariCP DataSource for PostgreSQL, MariaDB or MySQL gets its connections on cosched's event
-     * loops: one pool per loop behind the one DataSource, and a coroutine borrows from the pool of its own loop.
+     * loops: one connection pool per loop behind the one DataSource, and a coroutine borrows from the connection pool of its own loop.
      */
     private boolean enabled = true;
 
     /**
      * How long a statement may run on after the coroutine that runs it was interrupted (its request was
      * cancelled or timed out) before PostgreSQL is asked to cancel it. The interrupt itself waits until the
-     * connection is back in its pool, so that it never breaks the connection.
+     * connection is back in its connection pool, so that it never breaks the connection.
      */
     private Duration cancelStatementsAfter = Duration.ofSeconds(1);
 

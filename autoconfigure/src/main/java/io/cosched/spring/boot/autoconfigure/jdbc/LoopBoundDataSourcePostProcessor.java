@@ -41,7 +41,7 @@ final class LoopBoundDataSourcePostProcessor implements BeanPostProcessor, Order
             return bean;
         }
         String reason = hikari.getHikariPoolMXBean() != null
-                ? "its pool has started already"
+                ? "its HikariCP pool has started already"
                 : LoopBoundDataSource.unsupportedReason(hikari);
         IOManager manager = io.getIfUnique();
         if (reason != null || manager == null) {

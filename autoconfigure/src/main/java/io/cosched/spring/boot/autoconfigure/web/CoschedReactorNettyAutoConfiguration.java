@@ -44,7 +44,7 @@ import reactor.netty.resources.LoopResources;
 @EnableConfigurationProperties(CoschedWebClientProperties.class)
 public final class CoschedReactorNettyAutoConfiguration {
 
-    /** Spring's default for its one pool, kept for each of ours: connections per host. */
+    /** Spring's default for its one connection pool, kept for each of ours: connections per host. */
     static final int MAX_CONNECTIONS = 500;
 
     @Bean

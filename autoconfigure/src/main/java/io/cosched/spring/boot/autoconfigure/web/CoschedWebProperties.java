@@ -170,18 +170,18 @@ public class CoschedWebProperties {
     }
 
     /**
-     * The limits of a request once it streams: once its handler reads its body as a stream, or its streamed
+     * The time limits of a request once it streams: once its handler reads its body as a stream, or its streamed
      * response (StreamingResponseBody, EventStream) has begun, the request timeout no longer applies, these do.
      */
     public static class Stream {
 
-        /** How long one read of a body stream may wait for the client's next bytes; past it the request is answered 408. 0 for no limit. */
+        /** How long one read of a body stream may wait for the client's next bytes; past it the request is answered 408. 0 for no timeout. */
         private Duration readTimeout = Duration.ofSeconds(60);
 
         /**
          * How long one write of a streamed response may wait for the client to take more while its connection shows
          * no progress either; past it the stream is cut (the connection closes). None by default: socket buffers hide
-         * a slowly reading client from a stalled one for minutes.
+         * a slowly reading client from one that stopped reading for minutes.
          */
         private @Nullable Duration writeTimeout;
 

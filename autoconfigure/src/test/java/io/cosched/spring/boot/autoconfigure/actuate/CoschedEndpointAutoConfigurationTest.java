@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.cosched.CoroutineState;
 import io.cosched.IOManager;
 import io.cosched.PoolScheduler;
+import io.cosched.SchedulerStats;
 import io.cosched.spring.boot.actuate.CoschedEndpoint;
 import io.cosched.spring.boot.actuate.CoschedEndpoint.CoroutineDump;
 import io.cosched.spring.boot.actuate.CoschedEndpoint.CoschedReport;
@@ -53,7 +54,7 @@ class CoschedEndpointAutoConfigurationTest {
                             context.getBean(IOManager.class).transport().name().toLowerCase(Locale.ROOT));
             assertThat(report.schedulers().get("cosched").type()).isEqualTo("pool");
             assertThat(report.schedulers().values())
-                    .allSatisfy(s -> assertThat(s.state()).isEqualTo("RUNNING"));
+                    .allSatisfy(s -> assertThat(s.stats().state()).isEqualTo(SchedulerStats.State.RUNNING));
             // no WebFlux here: nothing serves requests, so there is nothing to count
             assertThat(report.web()).isNull();
             assertThat(report.server()).isNull();
@@ -66,7 +67,7 @@ class CoschedEndpointAutoConfigurationTest {
         exposed.withUserConfiguration(OwnScheduler.class).run(context -> {
             CoschedEndpoint endpoint = context.getBean(CoschedEndpoint.class);
             assertThat(endpoint.report().schedulers()).containsOnlyKeys("cosched-io", "mine");
-            assertThat(endpoint.scheduler("mine").threads()).isEqualTo(2);
+            assertThat(endpoint.scheduler("mine").stats().threads()).isEqualTo(2);
             assertThat(endpoint.scheduler("no-such-scheduler")).isNull();
         });
     }
@@ -83,9 +84,9 @@ class CoschedEndpointAutoConfigurationTest {
             try {
                 eventually(
                         Duration.ofSeconds(10),
-                        () -> endpoint.scheduler("cosched").waiting() == 1,
+                        () -> endpoint.scheduler("cosched").stats().waiting() == 1,
                         () -> endpoint.scheduler("cosched").toString());
-                assertThat(endpoint.report().schedulers().get("cosched").coroutines())
+                assertThat(endpoint.report().schedulers().get("cosched").stats().coroutines())
                         .isEqualTo(1);
             } finally {
                 release.countDown();
@@ -111,9 +112,9 @@ class CoschedEndpointAutoConfigurationTest {
                     CoschedReport report =
                             context.getBean(CoschedEndpoint.class).report();
                     assertThat(report.web()).isNotNull();
-                    assertThat(report.web().inFlight()).isZero();
+                    assertThat(report.web()).containsEntry("inFlight", 0);
                     assertThat(report.server()).isNotNull();
-                    assertThat(report.server().accepted()).isZero();
+                    assertThat(report.server()).containsEntry("accepted", 0L);
                 });
     }
 
