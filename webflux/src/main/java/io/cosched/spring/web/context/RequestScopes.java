@@ -99,7 +99,7 @@ public final class RequestScopes implements ScopeHook {
     /** Every registered thread-local of the owner (the current observation among them) set around the subtask. */
     private static Callable<Object> withSnapshot(ContextSnapshotFactory snapshots, Callable<Object> task) {
         if (!ThreadContexts.Accessors.anyValueHere(ContextRegistry.getInstance())) {
-            return task; // an empty snapshot would set nothing: most forks of an application without tracing
+            return task; // an empty snapshot would set nothing: most subtasks of an application without tracing
         }
         ContextSnapshot snapshot = snapshots.captureAll();
         return () -> {

@@ -44,7 +44,7 @@ public final class AdmissionControl {
         this.retryAfterMax = retryAfterMax;
     }
 
-    /** At most {@code maxInFlight} coroutine requests at once (> 0); null for no limit. No queue, 503, Retry-After 1. */
+    /** At most {@code maxInFlight} coroutine requests at once (> 0); null for none. No queue, 503, Retry-After 1. */
     public static AdmissionControl fixed(@Nullable Integer maxInFlight) {
         int max = maxInFlight == null ? Integer.MAX_VALUE : Arguments.positive("maxInFlight", maxInFlight);
         return new AdmissionControl(

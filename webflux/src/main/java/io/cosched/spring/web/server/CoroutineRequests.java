@@ -61,8 +61,8 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
      * Prefer {@link #builder(IOManager)}, which names each setting.
      *
      * @param io                 whose loops serve the requests and carry their coroutines
-     * @param timeout            how long a handler may take before it is interrupted and 503 answered; null for no limit
-     * @param maxInFlight        how many coroutine requests may run at once; null for no limit
+     * @param timeout            how long a handler may take before it is interrupted and 503 answered; null for none
+     * @param maxInFlight        how many coroutine requests may run at once; null for none
      * @param cancelOnDisconnect whether a request Spring cancels (client gone) interrupts its handler
      * @param annotatedOnly      only handlers marked {@link io.cosched.spring.web.RunAsCoroutine}, or every blocking one
      * @param streams            the limits of a request once it streams its body or its response
@@ -102,7 +102,7 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
      * Prefer {@link #builder(IOManager)}, which names each setting.
      *
      * @param io                 whose loops serve the requests and carry their coroutines
-     * @param timeout            how long a handler may take before it is interrupted and 503 answered; null for no limit
+     * @param timeout            how long a handler may take before it is interrupted and 503 answered; null for none
      * @param admission          the in-flight limit, the queue over it and how a shed request is answered
      * @param cancelOnDisconnect whether a request Spring cancels (client gone) interrupts its handler
      * @param annotatedOnly      only handlers marked {@link io.cosched.spring.web.RunAsCoroutine}, or every blocking one
@@ -130,7 +130,7 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
     /**
      * Requests served on {@code io}'s loops, with the starter's defaults: no timeout, no in-flight limit, a request
      * whose client left interrupts its handler, only {@link io.cosched.spring.web.RunAsCoroutine} handlers, the
-     * default stream limits. Set what differs, then {@link Builder#build()}.
+     * default stream time limits. Set what differs, then {@link Builder#build()}.
      */
     public static Builder builder(IOManager io) {
         return new Builder(Objects.requireNonNull(io, "io"));

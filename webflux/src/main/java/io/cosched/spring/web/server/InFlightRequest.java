@@ -50,7 +50,7 @@ import reactor.util.context.Context;
  *
  * <p>A request may stream ({@link RequestStreams}, made when first asked for): read its body as it arrives, or
  * answer with a streamed response, whose producer runs in this coroutine after the outcome went to Spring. From
- * the moment it begins to stream, the deadline no longer applies; the stream's idle limit and max-duration do.
+ * the moment it begins to stream, the deadline no longer applies; the stream's read and write timeouts and max-duration do.
  */
 final class InFlightRequest<T>
         implements CoreSubscriber<T>, Subscription, Executor, Runnable, RequestStreams.Owner, RequestScopes.Deadline {
@@ -165,8 +165,8 @@ final class InFlightRequest<T>
             admittedNanos = System.nanoTime(); // its time runs from the slot, not from the queue
         }
         CoroutineRequests.IOLoop l = loop;
-        int home = l == null || l.eventLoop().inEventLoop() ? -1 : l.index(); // the connection's loop, when not on it
-        boolean onLoop = home < 0;
+        int connectionLoop = l == null || l.eventLoop().inEventLoop() ? -1 : l.index(); // when not on it
+        boolean onLoop = connectionLoop < 0;
         if (onLoop) {
             armDeadline(); // on this loop's timers: it cannot fire before this method has returned
         }
@@ -181,7 +181,7 @@ final class InFlightRequest<T>
                     services.counts().countOffLoop();
                 }
                 started = services.admission()
-                        .start(() -> services.io().spawnOn(home, () -> {
+                        .start(() -> services.io().spawnOn(connectionLoop, () -> {
                             armDeadline(); // from the loop, as when Spring subscribes there
                             run();
                             return null;

@@ -56,7 +56,7 @@ final class UnavailableResponses implements WebExceptionHandler, Ordered {
                                 || closed.reason() == Reason.SHUTDOWN);
     }
 
-    /** The application refused the request's work at a limit of its own: a shed request too, retried later. */
+    /** The application refused the request's work at a concurrency limit of its own: a shed request too, retried later. */
     static boolean refusedByTheApplication(Throwable error) {
         return error instanceof RejectedExecutionException && !(error instanceof CoroutineRejectedException);
     }

@@ -60,10 +60,10 @@ final class PullSubscriber<T> implements CoreSubscriber<T> {
 
     /**
      * The next element, parking until it arrives; null at the end. The first call subscribes: the request begins
-     * to stream then (its request timeout stops, its stream limits start).
+     * to stream then (its request timeout stops, its stream's time limits start).
      *
-     * @throws StreamClosedException when the request is ending (the client left, a limit passed) or the client
-     *                               sent nothing for the idle limit
+     * @throws StreamClosedException when the request is ending (the client left, a time limit passed) or the client
+     *                               sent nothing for the read timeout
      * @throws IOException           when the publisher failed; the cause is its failure
      */
     @Nullable

@@ -77,8 +77,8 @@ public final class RequestStreams implements StreamRequest {
 
     /**
      * @param owner  the request
-     * @param limits its stream limits
-     * @param timers the timers of its loop, for the idle limits and the max-duration
+     * @param limits its stream's time limits
+     * @param timers the timers of its loop, for the read and write timeouts and the max-duration
      * @param open   the open streams the server's shutdown ends
      */
     public RequestStreams(Owner owner, StreamLimits limits, TimerManager timers, OpenStreams open) {

@@ -69,7 +69,7 @@ final class ResponseStream<T> implements Publisher<T>, Subscription, EventStream
     private final BooleanSupplier notSubscribed = () -> !cancelled && !ready;
 
     /**
-     * @param progress        the connection's bytes still to be written, or null: how the idle limit tells a client
+     * @param progress        the connection's bytes still to be written, or null: how the write timeout tells a client
      *                        that reads slowly from one that reads nothing
      * @param writtenAsEvents whether the response goes out as server-sent events, asked when Spring subscribes
      */
@@ -294,7 +294,7 @@ final class ResponseStream<T> implements Publisher<T>, Subscription, EventStream
 
     /**
      * Parks until the subscriber is ready and has asked for more; throws when the stream ended meanwhile, the
-     * request is ending, the coroutine was interrupted, or the client took nothing for the idle limit.
+     * request is ending, the coroutine was interrupted, or the client took nothing for the write timeout.
      */
     private void awaitDemand() throws IOException {
         boolean waited = false; // a wait for the client begins at the first park, not on every send
@@ -331,7 +331,7 @@ final class ResponseStream<T> implements Publisher<T>, Subscription, EventStream
     /**
      * Parks until the subscriber is ready, for the last signal: whatever else ended the stream, the subscriber is
      * told how. False when nobody will subscribe. Spring subscribes as soon as the outcome reaches it, so this is
-     * a short wait, not bounded by the idle limit.
+     * a short wait, not bounded by the write timeout.
      */
     private boolean awaitSubscriber() {
         boolean interrupted = false;

@@ -8,10 +8,10 @@ import org.jspecify.annotations.Nullable;
  * The limits of a request once it streams (reads its body as a stream, or has sent the first bytes of a streamed
  * response), where the request timeout no longer applies, and the socket send buffer of an event stream.
  *
- * @param readTimeout  how long one read may wait for the client's next bytes; null for no limit
+ * @param readTimeout  how long one read may wait for the client's next bytes; null for none
  * @param writeTimeout how long one write may wait for the client to take more, while the connection shows no
- *                     progress either; null for no limit
- * @param maxDuration  how long a request may stream in all, from the moment it begins to; null for no limit
+ *                     progress either; null for none
+ * @param maxDuration  how long a request may stream in all, from the moment it begins to; null for none
  * @param firstByteTimeout how long a streamed response may take to its first byte once its handler has returned it,
  *                     in place of the request timeout; null: the request timeout covers that wait too
  * @param eventSendBuffer the socket send buffer (SO_SNDBUF, bytes) of a connection that answers with an

@@ -18,21 +18,21 @@ import reactor.core.publisher.Mono;
 interface StreamRequest {
 
     /**
-     * The request starts to stream: its request timeout no longer applies, its stream limits do. Called by the
+     * The request starts to stream: its request timeout no longer applies, its stream's time limits do. Called by the
      * streaming thread before the first read that waits for the client, and before the response's first signal.
      *
      * @return false when the request timed out first: the stream must not begin
      */
     boolean beginStream();
 
-    /** Why the request is ending early (the client left, a limit passed), or null while it is not. */
+    /** Why the request is ending early (the client left, a time limit passed), or null while it is not. */
     @Nullable
     Reason endedBy();
 
-    /** The stream limits that apply to reads and writes: how long each may wait for the client. */
+    /** The stream's time limits that apply to reads and writes: how long each may wait for the client. */
     StreamLimits limits();
 
-    /** The timers that watch the idle limit (the request's loop's); null: each wait is a timed park. */
+    /** The timers that watch the read and write timeouts (the request's loop's); null: each wait is a timed park. */
     @Nullable
     TimerManager timers();
 

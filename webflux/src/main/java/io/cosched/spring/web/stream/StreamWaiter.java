@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The one thread that waits on a stream for its client (a reader for bytes, a producer for demand), and the
- * stream's idle limit: a wait that lasts longer than the limit given (the read or the write timeout of
+ * stream's read or write timeout: a wait that lasts longer than the timeout given (the read or the write timeout of
  * {@link StreamRequest#limits()}) without the client moving ends. The limit is watched by one loop timer per stream that re-arms itself (about one firing per idle period),
  * not by a timed park per wait: a virtual thread's timed park goes through the JDK's unparker thread, a thread hop
  * for every wait (measured: a quarter more CPU per megabyte read). The client moves when it is woken for (bytes
@@ -63,7 +63,7 @@ final class StreamWaiter {
 
     /**
      * Parks the waiting thread until {@link #wake()}, unless {@code stillWaiting} turned false once it is the
-     * waiter (so that a wake-up in between is not lost). False when the idle limit has passed.
+     * waiter (so that a wake-up in between is not lost). False when the timeout has passed.
      */
     boolean park(Object blocker, BooleanSupplier stillWaiting) {
         waiter = Thread.currentThread();
@@ -90,7 +90,7 @@ final class StreamWaiter {
         }
     }
 
-    /** Parks as {@link #park} does, without the idle limit: for a wait that is not the client's. */
+    /** Parks as {@link #park} does, without the timeout: for a wait that is not the client's. */
     void parkUntimed(Object blocker, BooleanSupplier stillWaiting) {
         waiter = Thread.currentThread();
         try {

@@ -33,7 +33,7 @@ import reactor.core.scheduler.Scheduler;
  * Streaming in blocking style for annotated handlers: {@link InputStream} and {@link MultipartStream} arguments,
  * {@code @RequestBody InputStream}, and {@link StreamingResponseBody} and {@link EventStream} answers, with their
  * errors answered as Spring answers a {@code @RequestBody}'s. In a coroutine request they are bound to the request
- * (its coroutine, context, timeout and stream limits); elsewhere (cosched's handlers off, an application's own
+ * (its coroutine, context, timeout and stream time limits); elsewhere (cosched's handlers off, an application's own
  * adapter) they still work, detached: a streamed answer is produced on {@code detached}, and a body is read on
  * whatever thread the handler runs on, except the connection's own event loop.
  *
@@ -57,7 +57,7 @@ public final class StreamingSupport {
     /**
      * With Spring's default multipart limits.
      *
-     * @param limits   the stream limits; without a coroutine request only the read and write limits apply
+     * @param limits   the stream's time limits; without a coroutine request only the read and write timeouts apply
      * @param detached where the answer of a handler that did not run as a coroutine request is produced
      */
     public StreamingSupport(StreamLimits limits, Executor detached) {
@@ -65,7 +65,7 @@ public final class StreamingSupport {
     }
 
     /**
-     * @param limits    the stream limits; without a coroutine request only the read and write limits apply
+     * @param limits    the stream's time limits; without a coroutine request only the read and write timeouts apply
      * @param detached  where the answer of a handler that did not run as a coroutine request is produced
      * @param multipart the limits of a {@code MultipartStream} (Spring Boot's {@code spring.webflux.multipart.*})
      */
