@@ -2,6 +2,7 @@ package io.cosched.internal;
 
 import io.cosched.Coroutine;
 import io.cosched.CoroutineState;
+import io.cosched.Parking;
 import io.cosched.Shield;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -13,6 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -55,6 +57,8 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
 
     private volatile int state; // READY .. CANCELLED
     private volatile int permit; // 1 = a resume() is pending
+    private @Nullable BooleanSupplier
+            resumed; // the suspend's wait condition; the coroutine's own, made when first used
     private volatile boolean sleeping;
     private volatile @Nullable Object attachment; // what it works for, for dumps
     private final CoroutineResult<T> result = new CoroutineResult<>(this);
@@ -225,20 +229,19 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
 
     /** Parks the calling coroutine (which must be this one) until {@link #resume()}. */
     public void suspendSelf() throws InterruptedException {
-        for (; ; ) {
-            if ((int) PERMIT.getAndSet(this, 0) == 1) {
-                return;
-            }
-            if (Thread.interrupted()) {
-                throw new InterruptedException("coroutine " + name() + " interrupted while suspended");
-            }
-            beginWait(false);
-            try {
-                LockSupport.park(this);
-            } finally {
-                endWait(false);
-            }
+        BooleanSupplier resumed = this.resumed;
+        if (resumed == null) {
+            resumed = this::takeResume;
+            this.resumed = resumed; // the suspending coroutine's own field: made once, at its first suspend
         }
+        if (Waits.park(resumed, null, null, false, this) == Parking.Outcome.INTERRUPTED) {
+            throw new InterruptedException("coroutine " + name() + " interrupted while suspended");
+        }
+    }
+
+    /** Takes the pending resume, if there is one. */
+    private boolean takeResume() {
+        return (int) PERMIT.getAndSet(this, 0) == 1;
     }
 
     /**

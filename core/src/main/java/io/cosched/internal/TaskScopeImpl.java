@@ -10,6 +10,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -30,6 +31,10 @@ public final class TaskScopeImpl<T, R> extends TaskScope<T, R> {
     private final List<Fork<? extends T>> forks = new CopyOnWriteArrayList<>(); // few per scope; read by cancels
     private final AtomicInteger running = new AtomicInteger();
     private volatile @Nullable Cancel cancelledBy; // why it was cancelled; null while it is not
+    // the owner's wait conditions, made once per scope: a wait allocates nothing
+    private final BooleanSupplier settled = this::settled;
+    private final BooleanSupplier slotFree = this::slotFree;
+    private final BooleanSupplier ended = this::ended;
     private boolean joined; // owner only
     private boolean closed; // owner only
 
@@ -71,7 +76,7 @@ public final class TaskScopeImpl<T, R> extends TaskScope<T, R> {
         if (cancelledBy != null) {
             return f;
         }
-        awaitBelow(config.maxForks());
+        awaitFreeSlot();
         running.incrementAndGet();
         home.forkStarted();
         try {
@@ -92,20 +97,10 @@ public final class TaskScopeImpl<T, R> extends TaskScope<T, R> {
         joined = true;
         Deadline limit = timeout == null ? null : Deadline.after(timeout.toNanos() - (System.nanoTime() - openedAt));
         try {
-            while (running.get() > 0 && cancelledBy == null) {
-                if (Thread.interrupted()) {
-                    cancel(Cancel.OWNER_INTERRUPTED);
-                    break;
-                }
-                if (limit != null && limit.passed()) {
-                    cancel(Cancel.DEADLINE);
-                    break;
-                }
-                if (limit == null) {
-                    LockSupport.park(this);
-                } else {
-                    limit.park(this);
-                }
+            switch (Waits.park(settled, limit, null, false, this)) {
+                case INTERRUPTED -> cancel(Cancel.OWNER_INTERRUPTED);
+                case DEADLINE_PASSED -> cancel(Cancel.DEADLINE);
+                default -> {} // every subtask completed, or the scope was cancelled
             }
         } finally {
             if (limit != null) {
@@ -212,20 +207,30 @@ public final class TaskScopeImpl<T, R> extends TaskScope<T, R> {
         LockSupport.unpark(owner);
     }
 
-    /** Parks the owner until fewer than {@code n} subtasks are unfinished; not interruptible (the scope would leak). */
-    private void awaitBelow(int n) {
-        boolean interrupted = false;
-        while (running.get() >= n) {
-            LockSupport.park(this);
-            interrupted |= Thread.interrupted();
-        }
-        if (interrupted) {
-            owner.interrupt();
-        }
+    /**
+     * Parks the owner while {@link Config#maxForks()} subtasks are unfinished; shielded, as an interrupt must not
+     * leave a fork half made.
+     */
+    private void awaitFreeSlot() {
+        Waits.park(slotFree, null, null, true, this);
     }
 
+    /** Parks the owner until every subtask has ended; shielded: the scope would leak subtasks. */
     private void awaitEnded() {
-        awaitBelow(1);
+        Waits.park(ended, null, null, true, this);
+    }
+
+    /** Whether a join may stop waiting: every subtask completed, or the scope was cancelled. */
+    private boolean settled() {
+        return running.get() == 0 || cancelledBy != null;
+    }
+
+    private boolean slotFree() {
+        return running.get() < config.maxForks();
+    }
+
+    private boolean ended() {
+        return running.get() == 0;
     }
 
     /** What the owner works for (a request), else its thread: for dumps and events. */
