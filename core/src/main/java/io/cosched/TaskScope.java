@@ -35,9 +35,11 @@ import org.jspecify.annotations.Nullable;
  * joins and closes it.
  *
  * <p>When the owner is a coroutine, interrupting or cancelling it cancels its open scopes at once, even while it
- * is busy elsewhere or a shield holds its own interrupt back. Its scheduler's {@link ScopeHook} gives a scope
- * opened without a timeout the owner's deadline (in a web request, what is left of the request's timeout) and
- * carries the owner's context into each subtask. Each subtask's coroutine names its scope and owner in dumps;
+ * is busy elsewhere or a shield holds its own interrupt back. A scope opened without a timeout of its own takes the
+ * owner's {@link Coroutine#deadline()} as its deadline (in a web request, the request's), arming no timer: whoever
+ * set it interrupts the owner by then, which cancels the scope. Its subtasks get the scope's deadline, the earlier of
+ * its own timeout and the inherited one, so a scope opened in a subtask has it too. Without an owner's deadline, the
+ * scheduler's {@link ScopeHook} may give one. The hook carries the owner's context into each subtask. Each subtask's coroutine names its scope and owner in dumps;
  * the scheduler counts subtasks ({@link SchedulerStats#forks()}), and a cancelled one is recorded as the JFR
  * event {@code io.cosched.ForkCancelled}.
  *
@@ -83,7 +85,9 @@ public abstract sealed class TaskScope<T, R> implements AutoCloseable permits Ta
 
         /**
          * The scope's deadline, from when it is opened; past it {@link #join()} throws {@link TimeoutException}.
-         * Without one, a scope takes the time its owner has left, if its {@link ScopeHook} knows it.
+         * Without one, a scope takes its owner's {@link Coroutine#deadline()} (and ends when the owner is interrupted
+         * by it), else the time its owner has left, if its {@link ScopeHook} knows it. Its subtasks get the earlier
+         * of this timeout's deadline and the owner's.
          */
         public Config withTimeout(Duration timeout) {
             return new Config(name, Arguments.positive("timeout", timeout), maxForks, placement);

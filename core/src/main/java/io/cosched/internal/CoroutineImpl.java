@@ -9,6 +9,7 @@ import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -38,6 +39,9 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
     private static final VarHandle STATE = VarHandles.field(MethodHandles.lookup(), "state", int.class);
     private static final VarHandle PERMIT = VarHandles.field(MethodHandles.lookup(), "permit", int.class);
 
+    /** {@link #deadlineNanos()} of a coroutine without a deadline. */
+    public static final long NO_DEADLINE = Long.MIN_VALUE;
+
     /** Fallback mode only: the coroutine running on the current virtual thread. */
     private static final ThreadLocal<CoroutineImpl<?>> CURRENT_FALLBACK = new ThreadLocal<>();
 
@@ -61,6 +65,7 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
             resumed; // the suspend's wait condition; the coroutine's own, made when first used
     private volatile boolean sleeping;
     private volatile @Nullable Object attachment; // what it works for, for dumps
+    private volatile long deadline = NO_DEADLINE; // see Coroutine.deadline(): read by every scope it opens
     private final CoroutineResult<T> result = new CoroutineResult<>(this);
     // Open shields and an interrupt held back by them; guarded by this. Null until the first shield:
     // most coroutines never open one.
@@ -301,6 +306,27 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
     @Override
     public @Nullable Object attachment() {
         return attachment;
+    }
+
+    @Override
+    public OptionalLong deadline() {
+        long d = deadline;
+        return d == NO_DEADLINE ? OptionalLong.empty() : OptionalLong.of(d);
+    }
+
+    /** Its deadline as a nanoTime, {@link #NO_DEADLINE} when it has none: what a scope reads, with no Optional. */
+    public long deadlineNanos() {
+        return deadline;
+    }
+
+    @Override
+    public void deadline(long nanoTime) {
+        deadline = nanoTime == NO_DEADLINE ? nanoTime + 1 : nanoTime; // a nanosecond off, not "none"
+    }
+
+    @Override
+    public void clearDeadline() {
+        deadline = NO_DEADLINE;
     }
 
     @Override

@@ -8,17 +8,27 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The machinery of a {@link TaskScope}: its forks and their counter, cancellation, the owner's waits. The owner (the
- * thread that opened it) forks, joins and closes; subtasks complete in their own threads; a cancel may come from
- * either, or from the owner coroutine's interrupt.
+ * The machinery of a {@link TaskScope}: its forks and their counter, cancellation, the owner's waits, its deadline.
+ * The owner (the thread that opened it) forks, joins and closes; subtasks complete in their own threads; a cancel
+ * may come from either, or from the owner coroutine's interrupt.
+ *
+ * <p>The deadline, one of three. With a timeout of its own, the scope times itself out (a timer while the owner
+ * joins) and its subtasks get the earlier of its deadline and the one it inherited. Without one, it inherits the
+ * deadline of the coroutine it was opened in ({@link io.cosched.Coroutine#deadline()}), or of the compute-pool
+ * subtask it was opened in ({@link ComputePool.Worker}): it reports it and hands it to its subtasks, but arms no timer
+ * and never times itself out on it, since whoever set it interrupts the owner by then, which cancels the scope. With
+ * neither, its {@link io.cosched.ScopeHook#remainingTime()} is its timeout, as if its own.
  */
 public final class TaskScopeImpl<T, R> extends TaskScope<T, R> {
+
+    private static final long NO_DEADLINE = CoroutineImpl.NO_DEADLINE;
 
     private final Joiner<? super T, ? extends R> joiner;
     private final Config config;
@@ -26,8 +36,10 @@ public final class TaskScopeImpl<T, R> extends TaskScope<T, R> {
     private final long openedAt = System.nanoTime();
     private final @Nullable CoroutineImpl<?> ownerCoroutine; // null: the owner is a plain thread
     private final CoroutineRuntime home; // whose hook and counters serve this scope
-    private final @Nullable Duration timeout; // the config's, else what the owner had left; null: none
-    private final Runnable onOwnerInterrupt = () -> cancel(Cancel.OWNER_INTERRUPTED);
+    private final @Nullable Duration timeout; // what it times itself out after: the config's, else the hook's; or none
+    private final long inherited; // the owner's deadline (nanoTime), NO_DEADLINE: none; not the scope's to enforce
+    private final long deadline; // the earlier of its timeout's and the inherited one: its subtasks'; or NO_DEADLINE
+    private final Runnable onOwnerInterrupt = () -> cancel(ownerInterrupted());
     private final List<Fork<? extends T>> forks = new CopyOnWriteArrayList<>(); // few per scope; read by cancels
     private final AtomicInteger running = new AtomicInteger();
     private volatile @Nullable Cancel cancelledBy; // why it was cancelled; null while it is not
@@ -45,9 +57,15 @@ public final class TaskScopeImpl<T, R> extends TaskScope<T, R> {
         this.ownerCoroutine = CoroutineImpl.currentContext();
         // outside a coroutine: the IOManager Coroutines.go uses, where same-loop subtasks go
         this.home = ownerCoroutine != null ? ownerCoroutine.scheduler() : IORuntime.defaultRuntime();
-        Duration left = config.timeout() == null ? home.scopeHook().remainingTime() : null;
-        this.timeout =
-                config.timeout() != null ? config.timeout() : left == null || !left.isNegative() ? left : Duration.ZERO;
+        this.inherited = ownerCoroutine != null ? ownerCoroutine.deadlineNanos() : ComputePool.currentForkDeadline();
+        if (config.timeout() != null || inherited != NO_DEADLINE) {
+            this.timeout = config.timeout();
+        } else { // nobody set a deadline: the hook may know one (a request's, until its side sets the coroutine's)
+            Duration left = home.scopeHook().remainingTime();
+            this.timeout = left == null || !left.isNegative() ? left : Duration.ZERO;
+        }
+        long own = timeout == null ? NO_DEADLINE : openedAt + timeout.toNanos();
+        this.deadline = own == NO_DEADLINE || (inherited != NO_DEADLINE && inherited - own < 0) ? inherited : own;
         if (ownerCoroutine != null) {
             ownerCoroutine.addInterruptAction(onOwnerInterrupt);
         }
@@ -98,7 +116,7 @@ public final class TaskScopeImpl<T, R> extends TaskScope<T, R> {
         Deadline limit = timeout == null ? null : Deadline.after(timeout.toNanos() - (System.nanoTime() - openedAt));
         try {
             switch (Waits.park(settled, limit, null, false, this)) {
-                case INTERRUPTED -> cancel(Cancel.OWNER_INTERRUPTED);
+                case INTERRUPTED -> cancel(ownerInterrupted());
                 case DEADLINE_PASSED -> cancel(Cancel.DEADLINE);
                 default -> {} // every subtask completed, or the scope was cancelled
             }
@@ -110,7 +128,7 @@ public final class TaskScopeImpl<T, R> extends TaskScope<T, R> {
         if (cancelledBy != null) {
             awaitEnded(); // no subtask outlives the join: their failures are known before the result is
         }
-        if (cancelledBy == Cancel.OWNER_INTERRUPTED) {
+        if (cancelledBy == Cancel.OWNER_INTERRUPTED || cancelledBy == Cancel.OWNER_DEADLINE) {
             Thread.interrupted(); // what the wait saw is this same interrupt, thrown now
             throw new InterruptedException("scope '" + config.name() + "': interrupted while joining");
         }
@@ -197,8 +215,13 @@ public final class TaskScopeImpl<T, R> extends TaskScope<T, R> {
         boolean cancelledOne = f.state == Subtask.State.UNAVAILABLE || f.failedAfterCancel;
         home.forkEnded(f.state == Subtask.State.FAILED, cancelledOne);
         if (cancelledOne && cancel != null) {
+            long now = System.nanoTime();
             JfrEvents.forkCancelled(
-                    config.name(), ownerName(), cancel.label, f.startedAt == 0 ? 0 : System.nanoTime() - f.startedAt);
+                    config.name(),
+                    ownerName(),
+                    cancel.label,
+                    f.startedAt == 0 ? 0 : now - f.startedAt,
+                    deadline == NO_DEADLINE ? Long.MIN_VALUE : deadline - now);
         }
         if (f.state != Subtask.State.UNAVAILABLE && joiner.onComplete(f)) {
             cancel(Cancel.POLICY);
@@ -218,6 +241,24 @@ public final class TaskScopeImpl<T, R> extends TaskScope<T, R> {
     /** Parks the owner until every subtask has ended; shielded: the scope would leak subtasks. */
     private void awaitEnded() {
         Waits.park(ended, null, null, true, this);
+    }
+
+    /**
+     * Why the owner's interrupt cancels the scope: at or past the deadline it inherited, that deadline's enforcer
+     * interrupted it, most likely; else something else did (a client that left).
+     */
+    private Cancel ownerInterrupted() {
+        return inherited != NO_DEADLINE && System.nanoTime() - inherited >= 0
+                ? Cancel.OWNER_DEADLINE
+                : Cancel.OWNER_INTERRUPTED;
+    }
+
+    /** The deadline as a person reads it: {@code deadline in 120 ms}, {@code deadline passed 3 ms ago}. */
+    private String deadlineText() {
+        long left = deadline - System.nanoTime();
+        return left >= 0
+                ? "deadline in " + TimeUnit.NANOSECONDS.toMillis(left) + " ms"
+                : "deadline passed " + TimeUnit.NANOSECONDS.toMillis(-left) + " ms ago";
     }
 
     /** Whether a join may stop waiting: every subtask completed, or the scope was cancelled. */
@@ -244,6 +285,7 @@ public final class TaskScopeImpl<T, R> extends TaskScope<T, R> {
         POLICY("its policy had its answer"),
         DEADLINE("its deadline passed"),
         OWNER_INTERRUPTED("its owner was interrupted"),
+        OWNER_DEADLINE("its owner's deadline passed"),
         CLOSED("it was closed before its subtasks ended");
 
         final String label;
@@ -271,9 +313,15 @@ public final class TaskScopeImpl<T, R> extends TaskScope<T, R> {
         @Override
         @SuppressWarnings("unchecked")
         public void run() {
-            Coroutine<?> co = CoroutineImpl.current();
+            CoroutineImpl<?> co = CoroutineImpl.current();
+            ComputePool.Worker worker = co == null && Thread.currentThread() instanceof ComputePool.Worker w ? w : null;
             if (co != null) {
                 co.attach(this); // a dump shows the scope and its owner
+                if (deadline != NO_DEADLINE) {
+                    co.deadline(deadline); // before its task runs: a scope it opens finds it
+                }
+            } else if (worker != null) {
+                worker.forkDeadline = deadline; // the same for a compute thread, for as long as the task runs
             }
             synchronized (this) {
                 runner = co != null ? co : Thread.currentThread();
@@ -291,6 +339,9 @@ public final class TaskScopeImpl<T, R> extends TaskScope<T, R> {
             } finally {
                 synchronized (this) {
                     runner = null; // a pool thread goes on to other work: no interrupt may reach it now
+                }
+                if (worker != null) {
+                    worker.forkDeadline = NO_DEADLINE; // nor this subtask's deadline
                 }
                 completed(this);
             }
@@ -339,7 +390,8 @@ public final class TaskScopeImpl<T, R> extends TaskScope<T, R> {
 
         @Override
         public String toString() {
-            return "subtask of scope '" + config.name() + "' (" + state + ") of " + ownerName();
+            return "subtask of scope '" + config.name() + "' (" + state
+                    + (deadline == NO_DEADLINE ? "" : ", " + deadlineText()) + ") of " + ownerName();
         }
     }
 
@@ -347,6 +399,7 @@ public final class TaskScopeImpl<T, R> extends TaskScope<T, R> {
     public String toString() {
         Cancel why = cancelledBy;
         return "TaskScope[" + config.name() + ", running " + running.get()
+                + (deadline == NO_DEADLINE ? "" : ", " + deadlineText())
                 + (why != null ? ", cancelled: " + why.label : "") + "]";
     }
 }
