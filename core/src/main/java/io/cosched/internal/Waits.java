@@ -12,10 +12,11 @@ import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The parking behind {@link io.cosched.Coroutines}, and the one park loop of cosched ({@link #park}): every wait of
- * the runtime, of its Netty helpers and of a task scope parks here, and cosched's other modules reach it through
- * {@link Parking}. Each wait parks on a condition of its own (never on a coroutine's resume permit), so a wake-up that
- * arrives late cannot leak into a later wait, and spurious returns from park are simply looped over.
+ * The parking behind {@link io.cosched.Coroutines}, and the one park loop of cosched ({@link #park}): every wait that
+ * cosched parks for itself (sleep, await, compute, suspend, an idle pool carrier, the Netty helpers, a task scope's
+ * owner) goes through it, and cosched's other modules reach it through {@link Parking}; {@link io.cosched.Channel}
+ * and {@link io.cosched.WaitGroup} wait on the JDK's conditions instead. Each wait parks on a condition of its own,
+ * so a wake-up that arrives late cannot leak into a later wait, and spurious returns from park are looped over.
  */
 public final class Waits {
 

@@ -236,6 +236,13 @@ class WaitsTest {
     }
 
     @Test
+    void anIdleLimitMustBePositive() {
+        assertThatThrownBy(() -> Parking.idleLimit(null, Duration.ZERO, null))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("limit: PT0S (expected: > 0)");
+    }
+
+    @Test
     void aWaitAllocatesNothingOfItsOwn() throws Exception {
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         AtomicBoolean turn = new AtomicBoolean(); // false: the waiter waits for it; the other thread sets it
