@@ -1,5 +1,6 @@
 package io.cosched;
 
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import org.jspecify.annotations.Nullable;
@@ -65,6 +66,24 @@ public interface Coroutine<T> {
     /** What {@link #attach} attached, or null. */
     @Nullable
     Object attachment();
+
+    /**
+     * Its deadline: the instant, on the {@link System#nanoTime()} scale, by which the code that started it will
+     * interrupt it (a web request's timeout); empty when nothing promises that. {@link TaskScope}s opened in it
+     * without a timeout of their own take it as their deadline without a timer of their own: the interrupt cancels
+     * them. A scope's subtasks get the scope's deadline as theirs, the earlier of its own timeout and the one it
+     * inherited, so a scope opened in a subtask finds it too.
+     */
+    OptionalLong deadline();
+
+    /**
+     * Sets its {@link #deadline()}: a promise by whoever started it to interrupt it by {@code nanoTime}
+     * ({@link System#nanoTime()} scale). Set it before its code opens task scopes, which read it as they open.
+     */
+    void deadline(long nanoTime);
+
+    /** Removes its {@link #deadline()}: nothing will interrupt it by then any more (a request that began to stream). */
+    void clearDeadline();
 
     /**
      * Wakes it from {@link Coroutines#suspend()}. A resume that arrives before the suspend is kept

@@ -1,17 +1,11 @@
 package io.cosched;
 
-import io.cosched.internal.ComputePool;
-import io.cosched.internal.CoroutineImpl;
-import io.cosched.internal.CoroutineRuntime;
-import io.cosched.internal.Deadline;
-import io.cosched.internal.JfrEvents;
+import io.cosched.internal.TaskScopeImpl;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
@@ -41,16 +35,21 @@ import org.jspecify.annotations.Nullable;
  * joins and closes it.
  *
  * <p>When the owner is a coroutine, interrupting or cancelling it cancels its open scopes at once, even while it
- * is busy elsewhere or a shield holds its own interrupt back. Its scheduler's {@link ScopeHook} gives a scope
- * opened without a timeout the owner's deadline (in a web request, what is left of the request's timeout) and
- * carries the owner's context into each subtask. Each subtask's coroutine names its scope and owner in dumps;
+ * is busy elsewhere or a shield holds its own interrupt back. A scope opened without a timeout of its own takes the
+ * owner's {@link Coroutine#deadline()} as its deadline (in a web request, the request's), arming no timer: whoever
+ * set it interrupts the owner by then, which cancels the scope. Its subtasks get the scope's deadline, the earlier of
+ * its own timeout and the inherited one, so a scope opened in a subtask has it too. Without an owner's deadline, the
+ * scheduler's {@link ScopeHook} may give one. The hook carries the owner's context into each subtask. Each subtask's coroutine names its scope and owner in dumps;
  * the scheduler counts subtasks ({@link SchedulerStats#forks()}), and a cancelled one is recorded as the JFR
  * event {@code io.cosched.ForkCancelled}.
+ *
+ * <p>This class is the API; {@code io.cosched.internal.TaskScopeImpl}, the one class it permits, is the machinery
+ * (as the JDK keeps {@code StructuredTaskScope} apart from its implementation).
  *
  * @param <T> what the subtasks return
  * @param <R> what {@link #join()} returns
  */
-public final class TaskScope<T, R> implements AutoCloseable {
+public abstract sealed class TaskScope<T, R> implements AutoCloseable permits TaskScopeImpl {
 
     /** Where a subtask runs. */
     public enum Placement {
@@ -86,7 +85,9 @@ public final class TaskScope<T, R> implements AutoCloseable {
 
         /**
          * The scope's deadline, from when it is opened; past it {@link #join()} throws {@link TimeoutException}.
-         * Without one, a scope takes the time its owner has left, if its {@link ScopeHook} knows it.
+         * Without one, a scope takes its owner's {@link Coroutine#deadline()} (and ends when the owner is interrupted
+         * by it), else the time its owner has left, if its {@link ScopeHook} knows it. Its subtasks get the earlier
+         * of this timeout's deadline and the owner's.
          */
         public Config withTimeout(Duration timeout) {
             return new Config(name, Arguments.positive("timeout", timeout), maxForks, placement);
@@ -239,34 +240,8 @@ public final class TaskScope<T, R> implements AutoCloseable {
         }
     }
 
-    private final Joiner<? super T, ? extends R> joiner;
-    private final Config config;
-    private final Thread owner = Thread.currentThread();
-    private final long openedAt = System.nanoTime();
-    private final @Nullable CoroutineImpl<?> ownerCoroutine; // null: the owner is a plain thread
-    private final CoroutineRuntime home; // whose hook and counters serve this scope
-    private final @Nullable Duration timeout; // the config's, else what the owner had left; null: none
-    private final Runnable onOwnerInterrupt = () -> cancel(Cancel.OWNER_INTERRUPTED);
-    private final List<Fork<? extends T>> forks = new CopyOnWriteArrayList<>(); // few per scope; read by cancels
-    private final AtomicInteger running = new AtomicInteger();
-    private volatile @Nullable Cancel cancelledBy; // why it was cancelled; null while it is not
-    private boolean joined; // owner only
-    private boolean closed; // owner only
-
-    private TaskScope(Joiner<? super T, ? extends R> joiner, Config config) {
-        this.joiner = joiner;
-        this.config = config;
-        this.ownerCoroutine = CoroutineImpl.currentContext();
-        // outside a coroutine: the IOManager Coroutines.go uses, where same-loop subtasks go
-        this.home =
-                ownerCoroutine != null ? ownerCoroutine.scheduler() : (CoroutineRuntime) IOManager.defaultInstance();
-        Duration left = config.timeout() == null ? home.scopeHook().remainingTime() : null;
-        this.timeout =
-                config.timeout() != null ? config.timeout() : left == null || !left.isNegative() ? left : Duration.ZERO;
-        if (ownerCoroutine != null) {
-            ownerCoroutine.addInterruptAction(onOwnerInterrupt);
-        }
-    }
+    /** For its one implementation (the class is sealed). */
+    protected TaskScope() {}
 
     /** A scope where all subtasks must succeed: the first failure cancels the others and is thrown by {@link #join()}. */
     public static <T> TaskScope<T, Void> open() {
@@ -281,14 +256,12 @@ public final class TaskScope<T, R> implements AutoCloseable {
     /** A scope with {@code joiner}'s policy, configured from the defaults ({@code c -> c.withTimeout(...)}). */
     public static <T, R> TaskScope<T, R> open(Joiner<? super T, ? extends R> joiner, UnaryOperator<Config> configure) {
         Objects.requireNonNull(joiner, "joiner: null (expected: a policy, e.g. Joiner.awaitAllSuccessfulOrThrow())");
-        return new TaskScope<>(
+        return new TaskScopeImpl<>(
                 joiner, Objects.requireNonNull(configure.apply(Config.DEFAULT), "configure: returned null"));
     }
 
     /** Forks {@code task} where the scope's {@link Config#placement()} says. */
-    public <U extends T> Subtask<U> fork(Callable<? extends U> task) {
-        return fork(task, config.placement());
-    }
+    public abstract <U extends T> Subtask<U> fork(Callable<? extends U> task);
 
     /**
      * Forks {@code task} at {@code placement}. Parks the owner while {@link Config#maxForks()} subtasks are
@@ -296,34 +269,7 @@ public final class TaskScope<T, R> implements AutoCloseable {
      *
      * @throws IllegalStateException when called by another thread than the owner, or after join or close
      */
-    public <U extends T> Subtask<U> fork(Callable<? extends U> task, Placement placement) {
-        Objects.requireNonNull(task, "task: null (expected: the subtask's work)");
-        Objects.requireNonNull(placement, "placement: null (expected: SAME_LOOP, ANY_LOOP or COMPUTE)");
-        checkOwner("fork");
-        if (joined || closed) {
-            throw new IllegalStateException("scope '" + config.name() + "': fork after " + (closed ? "close" : "join"));
-        }
-        @SuppressWarnings("unchecked")
-        Callable<Object> body = home.scopeHook().decorate(config.name(), (Callable<Object>) task);
-        Fork<U> f = new Fork<>(body);
-        forks.add(f);
-        if (joiner.onFork(f)) {
-            cancel(Cancel.POLICY);
-        }
-        if (cancelledBy != null) {
-            return f;
-        }
-        awaitBelow(config.maxForks());
-        running.incrementAndGet();
-        home.forkStarted();
-        try {
-            start(f, placement);
-        } catch (RuntimeException notStarted) { // the scheduler is stopping
-            f.fail(notStarted);
-            completed(f);
-        }
-        return f;
-    }
+    public abstract <U extends T> Subtask<U> fork(Callable<? extends U> task, Placement placement);
 
     /**
      * Waits until every subtask has completed or the policy has its answer, the deadline passed or the owner was
@@ -333,259 +279,25 @@ public final class TaskScope<T, R> implements AutoCloseable {
      * @throws TimeoutException     when the scope's deadline passed first
      * @throws InterruptedException when the owner was interrupted while waiting (the subtasks have ended)
      */
-    public R join() throws InterruptedException {
-        checkOwner("join");
-        if (joined || closed) {
-            throw new IllegalStateException("scope '" + config.name() + "': join after " + (closed ? "close" : "join"));
-        }
-        joined = true;
-        Deadline limit = timeout == null ? null : Deadline.after(timeout.toNanos() - (System.nanoTime() - openedAt));
-        try {
-            while (running.get() > 0 && cancelledBy == null) {
-                if (Thread.interrupted()) {
-                    cancel(Cancel.OWNER_INTERRUPTED);
-                    break;
-                }
-                if (limit != null && limit.passed()) {
-                    cancel(Cancel.DEADLINE);
-                    break;
-                }
-                if (limit == null) {
-                    LockSupport.park(this);
-                } else {
-                    limit.park(this);
-                }
-            }
-        } finally {
-            if (limit != null) {
-                limit.cancel();
-            }
-        }
-        if (cancelledBy != null) {
-            awaitEnded(); // no subtask outlives the join: their failures are known before the result is
-        }
-        if (cancelledBy == Cancel.OWNER_INTERRUPTED) {
-            Thread.interrupted(); // what the wait saw is this same interrupt, thrown now
-            throw new InterruptedException("scope '" + config.name() + "': interrupted while joining");
-        }
-        if (cancelledBy == Cancel.DEADLINE) {
-            throw new TimeoutException(
-                    config.name(),
-                    Objects.requireNonNull(timeout, "a scope cancelled by its deadline has one"),
-                    config.timeout() == null);
-        }
-        try {
-            return joiner.result();
-        } catch (Throwable t) {
-            FailedException failed = new FailedException(config.name(), t);
-            for (Fork<? extends T> f : forks) {
-                Throwable other = f.failure;
-                if (other != null && other != t && !f.failedAfterCancel) {
-                    failed.addSuppressed(other);
-                }
-            }
-            throw failed;
-        }
-    }
+    public abstract R join() throws InterruptedException;
 
     /** Cancels the unfinished subtasks and waits for them to end. Closing twice does nothing. */
     @Override
-    public void close() {
-        checkOwner("close");
-        if (closed) {
-            return;
-        }
-        closed = true;
-        if (ownerCoroutine != null) {
-            ownerCoroutine.removeInterruptAction(onOwnerInterrupt);
-        }
-        if (running.get() > 0) {
-            cancel(Cancel.CLOSED);
-            awaitEnded();
-        }
-    }
+    public abstract void close();
 
     /** Whether the scope was cancelled: the policy had its answer, the deadline passed, or it was closed early. */
-    public boolean isCancelled() {
-        return cancelledBy != null;
+    public abstract boolean isCancelled();
+
+    /** For the implementation, in another package: {@link FailedException}'s constructor is not API. */
+    @Internal
+    protected static FailedException failed(String scope, Throwable cause) {
+        return new FailedException(scope, cause);
     }
 
-    private void checkOwner(String what) {
-        if (Thread.currentThread() != owner) {
-            throw new IllegalStateException("scope '" + config.name() + "': " + what + " by " + Thread.currentThread()
-                    + " (expected: its owner, " + owner + ")");
-        }
-    }
-
-    private void start(Fork<?> f, Placement placement) {
-        switch (placement) {
-            case SAME_LOOP -> Coroutines.go(f);
-            case ANY_LOOP -> {
-                CoroutineImpl<?> here = CoroutineImpl.currentContext();
-                if (here != null) {
-                    here.scheduler().spawn(f);
-                } else {
-                    IOManager.defaultInstance().spawn(f);
-                }
-            }
-            case COMPUTE -> ComputePool.executor().execute(f);
-        }
-    }
-
-    /** Stops the scope: unfinished subtasks are interrupted (a coroutine's shields respected), none starts. */
-    private void cancel(Cancel why) {
-        synchronized (forks) { // the owner's interrupt action races with the owner and the subtasks
-            if (cancelledBy != null) {
-                return;
-            }
-            cancelledBy = why;
-        }
-        for (Fork<? extends T> f : forks) {
-            f.interrupt();
-        }
-        LockSupport.unpark(owner);
-    }
-
-    /** In the subtask's thread: the subtask has ended. */
-    private void completed(Fork<? extends T> f) {
-        Cancel cancel = cancelledBy;
-        boolean cancelledOne = f.state == Subtask.State.UNAVAILABLE || f.failedAfterCancel;
-        home.forkEnded(f.state == Subtask.State.FAILED, cancelledOne);
-        if (cancelledOne && cancel != null) {
-            JfrEvents.forkCancelled(
-                    config.name(), ownerName(), cancel.label, f.startedAt == 0 ? 0 : System.nanoTime() - f.startedAt);
-        }
-        if (f.state != Subtask.State.UNAVAILABLE && joiner.onComplete(f)) {
-            cancel(Cancel.POLICY);
-        }
-        running.decrementAndGet();
-        LockSupport.unpark(owner);
-    }
-
-    /** Parks the owner until fewer than {@code n} subtasks are unfinished; not interruptible (the scope would leak). */
-    private void awaitBelow(int n) {
-        boolean interrupted = false;
-        while (running.get() >= n) {
-            LockSupport.park(this);
-            interrupted |= Thread.interrupted();
-        }
-        if (interrupted) {
-            owner.interrupt();
-        }
-    }
-
-    private void awaitEnded() {
-        awaitBelow(1);
-    }
-
-    /** What the owner works for (a request), else its thread: for dumps and events. */
-    private Object ownerName() {
-        Object what = ownerCoroutine == null ? null : ownerCoroutine.attachment();
-        return what != null ? what : owner.getName().isEmpty() ? owner.toString() : owner.getName();
-    }
-
-    /** Why a scope was cancelled. */
-    private enum Cancel {
-        POLICY("its policy had its answer"),
-        DEADLINE("its deadline passed"),
-        OWNER_INTERRUPTED("its owner was interrupted"),
-        CLOSED("it was closed before its subtasks ended");
-
-        final String label;
-
-        Cancel(String label) {
-            this.label = label;
-        }
-    }
-
-    /** One subtask: its work, its outcome, and the thread or coroutine that runs it, for interrupts. */
-    private final class Fork<U extends T> implements Subtask<U>, Runnable {
-        private final Callable<Object> task;
-        private volatile Subtask.State state = Subtask.State.UNAVAILABLE;
-        private long startedAt; // written by its runner before it runs the task, read after completion
-        private @Nullable U value;
-        private volatile @Nullable Throwable failure;
-        private volatile boolean failedAfterCancel;
-        private volatile @Nullable Object
-                runner; // its Coroutine, or its compute thread while it runs; guarded by this for threads
-
-        Fork(Callable<Object> task) {
-            this.task = task;
-        }
-
-        @Override
-        @SuppressWarnings("unchecked")
-        public void run() {
-            Coroutine<?> co = Coroutines.current().orElse(null);
-            if (co != null) {
-                co.attach(this); // a dump shows the scope and its owner
-            }
-            synchronized (this) {
-                runner = co != null ? co : Thread.currentThread();
-            }
-            try {
-                if (cancelledBy != null) {
-                    return; // cancelled before it ran: it never does
-                }
-                startedAt = System.nanoTime();
-                U v = (U) task.call();
-                value = v;
-                state = Subtask.State.SUCCESS;
-            } catch (Throwable t) {
-                fail(t);
-            } finally {
-                synchronized (this) {
-                    runner = null; // a pool thread goes on to other work: no interrupt may reach it now
-                }
-                completed(this);
-            }
-        }
-
-        void fail(Throwable t) {
-            failedAfterCancel = cancelledBy != null;
-            failure = t;
-            state = Subtask.State.FAILED;
-        }
-
-        synchronized void interrupt() {
-            Object r = runner;
-            if (r instanceof Coroutine<?> c) {
-                c.interrupt(); // waits for its shields
-            } else if (r instanceof Thread t) {
-                t.interrupt();
-            }
-        }
-
-        @Override
-        public Subtask.State state() {
-            return state;
-        }
-
-        @Override
-        @SuppressWarnings(
-                "NullAway") // null when the task returned null: U's own nullness, which NullAway's standard mode does
-        // not track
-        public U get() {
-            if (state != Subtask.State.SUCCESS) {
-                throw new IllegalStateException(
-                        "subtask of scope '" + config.name() + "' is " + state + " (expected: SUCCESS)");
-            }
-            return value;
-        }
-
-        @Override
-        public Throwable exception() {
-            if (state != Subtask.State.FAILED) {
-                throw new IllegalStateException(
-                        "subtask of scope '" + config.name() + "' is " + state + " (expected: FAILED)");
-            }
-            return Objects.requireNonNull(failure, "a FAILED subtask has its failure");
-        }
-
-        @Override
-        public String toString() {
-            return "subtask of scope '" + config.name() + "' (" + state + ") of " + ownerName();
-        }
+    /** For the implementation, in another package: {@link TimeoutException}'s constructor is not API. */
+    @Internal
+    protected static TimeoutException timedOut(String scope, Duration timeout, boolean inherited) {
+        return new TimeoutException(scope, timeout, inherited);
     }
 
     /** All must succeed; the first failure cancels the scope and is thrown. */
@@ -613,12 +325,5 @@ public final class TaskScope<T, R> implements AutoCloseable {
         }
 
         abstract R success();
-    }
-
-    @Override
-    public String toString() {
-        Cancel why = cancelledBy;
-        return "TaskScope[" + config.name() + ", running " + running.get()
-                + (why != null ? ", cancelled: " + why.label : "") + "]";
     }
 }

@@ -15,6 +15,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.UnaryOperator;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
@@ -565,6 +566,216 @@ class TaskScopeTest {
             }
         });
         assertThat(attachment).isEqualTo("subtask of scope 'offer' (UNAVAILABLE) of GET /offers/{sku}");
+    }
+
+    // ---- the owner's deadline (Coroutine.deadline): one deadline, enforced by whoever set it ----
+
+    /**
+     * Runs a scope configured by {@code configure} in a coroutine whose deadline passed an hour ago, with one fork
+     * that waits to be released; returns the timers pending on the IOManager while the owner joins, and what join
+     * gave (nobody interrupts the owner: the deadline's enforcer is absent).
+     */
+    private String joinPastTheOwnersDeadline(UnaryOperator<TaskScope.Config> configure) throws Exception {
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Coroutine<String> owner = io.spawnOn(0, () -> {
+            Coroutines.current().orElseThrow().deadline(System.nanoTime() - TimeUnit.HOURS.toNanos(1));
+            try (TaskScope<Object, Void> scope = TaskScope.open(Joiner.awaitAll(), configure)) {
+                scope.fork(() -> {
+                    started.countDown();
+                    release.await();
+                    return null;
+                });
+                try {
+                    scope.join();
+                    return "joined: " + scope;
+                } catch (TaskScope.TimeoutException e) {
+                    return "timed out";
+                }
+            }
+        });
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+        TestSupport.eventually(
+                Duration.ofSeconds(10),
+                () -> owner.state() == CoroutineState.WAITING,
+                () -> "the owner never joined: " + owner);
+        int pending = io.timers().pending();
+        release.countDown();
+        return pending + " timers while joining, " + owner.join();
+    }
+
+    @Test
+    void aScopeWithoutATimeoutTakesItsOwnersDeadlineWithNoTimerOfItsOwn() throws Exception {
+        // the deadline passed long ago, but only its enforcer ends the scope, by interrupting the owner
+        assertThat(joinPastTheOwnersDeadline(c -> c))
+                .matches(
+                        "0 timers while joining, joined: TaskScope\\[scope, running 0, deadline passed 360\\d{4} ms ago]");
+        // a timeout of its own is a timer of its own while the owner joins (the earlier deadline is still the owner's)
+        assertThat(joinPastTheOwnersDeadline(c -> c.withTimeout(Duration.ofMinutes(10))))
+                .matches(
+                        "1 timers while joining, joined: TaskScope\\[scope, running 0, deadline passed 360\\d{4} ms ago]");
+    }
+
+    @Test
+    void theOwnersDeadlineComesBeforeWhatTheHookSaysIsLeft() throws Exception {
+        try (IOManager hooked = IOManager.builder()
+                .name("hooked")
+                .threads(1)
+                .stallThreshold(Duration.ZERO)
+                .scopeHook(requestHook(Duration.ZERO)) // would time a scope out at once
+                .build()) {
+            hooked.start();
+            String joined = hooked.spawn(() -> {
+                        Coroutines.current().orElseThrow().deadline(System.nanoTime() + TimeUnit.HOURS.toNanos(1));
+                        try (TaskScope<Object, Void> scope = TaskScope.open()) {
+                            scope.fork(() -> "fine");
+                            scope.join();
+                            return "joined";
+                        }
+                    })
+                    .join();
+            assertThat(joined).isEqualTo("joined");
+        }
+    }
+
+    @Test
+    void theEnforcersInterruptEndsAScopeThatInheritedItsDeadline(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("deadline.jfr");
+        CountDownLatch forked = new CountDownLatch(1);
+        AtomicInteger ended = new AtomicInteger();
+        try (Recording recording = new Recording()) {
+            recording.enable("io.cosched.ForkCancelled");
+            recording.start();
+            Coroutine<Object> owner = io.spawnOn(0, () -> {
+                Coroutines.current().orElseThrow().deadline(System.nanoTime() - 1); // due: the enforcer comes
+                try (TaskScope<Object, Void> scope = TaskScope.open()) {
+                    scope.fork(untilCancelled(forked, ended));
+                    try {
+                        return scope.join();
+                    } catch (InterruptedException e) {
+                        return "interrupted, forks ended: " + ended.get();
+                    }
+                }
+            });
+            assertThat(forked.await(10, TimeUnit.SECONDS)).isTrue();
+            owner.interrupt(); // what the request's timer does when the request's time is up
+            assertThat(owner.join()).isEqualTo("interrupted, forks ended: 1");
+            recording.stop();
+            recording.dump(file);
+        }
+        List<RecordedEvent> events = RecordingFile.readAllEvents(file).stream()
+                .filter(e -> e.getEventType().getName().equals("io.cosched.ForkCancelled"))
+                .toList();
+        assertThat(events).hasSize(1);
+        assertThat(events.get(0).getString("reason")).isEqualTo("its owner's deadline passed");
+        assertThat(events.get(0).getDuration("deadlineIn")).isNegative();
+    }
+
+    @Test
+    void aTimeoutShorterThanTheOwnersDeadlineStillTimesTheScopeOut() throws Exception {
+        AtomicInteger ended = new AtomicInteger();
+        assertThatThrownBy(() -> owner(() -> {
+                    Coroutines.current().orElseThrow().deadline(System.nanoTime() + TimeUnit.HOURS.toNanos(1));
+                    try (TaskScope<Object, Void> scope =
+                            TaskScope.open(Joiner.awaitAll(), c -> c.withTimeout(Duration.ofMillis(50)))) {
+                        scope.fork(untilCancelled(new CountDownLatch(1), ended));
+                        return scope.join();
+                    }
+                }))
+                .isInstanceOf(TaskScope.TimeoutException.class)
+                .hasMessage("scope 'scope' timed out after PT0.05S: its unfinished subtasks were cancelled");
+        assertThat(ended.get()).isEqualTo(1);
+    }
+
+    @Test
+    void aForkGetsTheEarlierOfItsScopesTimeoutAndItsOwnersDeadline() throws Exception {
+        long hour = TimeUnit.HOURS.toNanos(1);
+        long tenMinutes = TimeUnit.MINUTES.toNanos(10);
+        // the scope's timeout comes first: the fork's deadline is the scope's
+        long[] seen = owner(() -> {
+            Coroutines.current().orElseThrow().deadline(System.nanoTime() + hour);
+            long before = System.nanoTime();
+            try (TaskScope<Long, Void> scope =
+                    TaskScope.open(Joiner.awaitAll(), c -> c.withTimeout(Duration.ofMinutes(10)))) {
+                long after = System.nanoTime();
+                Subtask<Long> fork = scope.fork(
+                        () -> Coroutines.current().orElseThrow().deadline().orElseThrow());
+                scope.join();
+                return new long[] {before + tenMinutes, fork.get(), after + tenMinutes};
+            }
+        });
+        assertThat(seen[1]).isBetween(seen[0], seen[2]);
+        // the owner's deadline comes first: the fork's deadline is the owner's
+        long[] owners = owner(() -> {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            Coroutines.current().orElseThrow().deadline(deadline);
+            try (TaskScope<Long, Void> scope =
+                    TaskScope.open(Joiner.awaitAll(), c -> c.withTimeout(Duration.ofMinutes(10)))) {
+                Subtask<Long> fork = scope.fork(
+                        () -> Coroutines.current().orElseThrow().deadline().orElseThrow());
+                scope.join();
+                return new long[] {deadline, fork.get()};
+            }
+        });
+        assertThat(owners[1]).isEqualTo(owners[0]);
+    }
+
+    @Test
+    void aScopeOpenedInAForkFindsTheDeadlineOnALoopAndOnTheComputePool() throws Exception {
+        List<String> nested = owner(() -> {
+            Coroutines.current().orElseThrow().deadline(System.nanoTime() + TimeUnit.HOURS.toNanos(1));
+            try (TaskScope<String, Void> scope = TaskScope.open(Joiner.awaitAll(), c -> c.withName("outer"))) {
+                Callable<String> opensOne = () -> {
+                    try (TaskScope<Object, Void> inner = TaskScope.open(Joiner.awaitAll(), c -> c.withName("inner"))) {
+                        inner.fork(() -> null);
+                        inner.join();
+                        return inner.toString();
+                    }
+                };
+                Subtask<String> onLoop = scope.fork(opensOne);
+                Subtask<String> onCompute = scope.fork(opensOne, TaskScope.Placement.COMPUTE);
+                scope.join();
+                return List.of(onLoop.get(), onCompute.get());
+            }
+        });
+        assertThat(nested)
+                .allMatch(s -> s.matches("TaskScope\\[inner, running 0, deadline in 3599\\d{3} ms]"), "one hour");
+        // a compute thread goes on to other work without the subtask's deadline
+        assertThat(TestSupport.onEveryComputeThread(() -> {
+                    try (TaskScope<Object, Void> scope = TaskScope.open()) {
+                        return scope.toString();
+                    }
+                }))
+                .allSatisfy(t -> assertThat(t).endsWith(": TaskScope[scope, running 0]"));
+    }
+
+    @Test
+    void aForksCoroutineShowsItsDeadlineInDumps() throws Exception {
+        String attachment = owner(() -> {
+            Coroutine<?> me = Coroutines.current().orElseThrow();
+            me.attach("GET /offers/{sku}");
+            me.deadline(System.nanoTime() + TimeUnit.SECONDS.toNanos(30));
+            try (TaskScope<String, Void> scope =
+                    TaskScope.open(Joiner.awaitAllSuccessfulOrThrow(), c -> c.withName("offer"))) {
+                Subtask<String> seen = scope.fork(
+                        () -> String.valueOf(Coroutines.current().orElseThrow().attachment()));
+                scope.join();
+                return seen.get();
+            }
+        });
+        assertThat(attachment)
+                .matches("subtask of scope 'offer' \\(UNAVAILABLE, deadline in 29\\d{3} ms\\) of GET /offers/\\{sku}");
+    }
+
+    @Test
+    void aCoroutinesDeadlineIsSetReadAndClearedThroughItsHandle() throws Exception {
+        Coroutine<Object> c = io.spawn(() -> null);
+        c.join();
+        assertThat(c.deadline()).isEmpty();
+        c.deadline(42);
+        assertThat(c.deadline()).hasValue(42);
+        c.clearDeadline();
+        assertThat(c.deadline()).isEmpty();
     }
 
     @Test

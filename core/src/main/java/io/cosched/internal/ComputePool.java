@@ -30,16 +30,32 @@ public final class ComputePool {
                     60,
                     TimeUnit.SECONDS,
                     new LinkedBlockingQueue<>(),
-                    r -> Thread.ofPlatform()
-                            .daemon()
-                            .name("cosched-compute-" + n.getAndIncrement())
-                            .unstarted(r));
+                    r -> new Worker(r, "cosched-compute-" + n.getAndIncrement()));
             pool.allowCoreThreadTimeOut(true);
             return pool;
         }
     }
 
     private ComputePool() {}
+
+    /**
+     * A thread of the pool. While it runs a task scope's subtask it holds the subtask's deadline, which a scope opened
+     * there finds as a coroutine's subtask finds its coroutine's ({@link CoroutineImpl#deadlineNanos()}): a field of
+     * the thread, no ThreadLocal, set and cleared by the subtask itself.
+     */
+    static final class Worker extends Thread {
+        long forkDeadline = CoroutineImpl.NO_DEADLINE; // this thread's own
+
+        Worker(Runnable task, String name) {
+            super(task, name);
+            setDaemon(true);
+        }
+    }
+
+    /** The deadline of the subtask the calling compute thread runs, {@link CoroutineImpl#NO_DEADLINE} elsewhere. */
+    static long currentForkDeadline() {
+        return Thread.currentThread() instanceof Worker w ? w.forkDeadline : CoroutineImpl.NO_DEADLINE;
+    }
 
     /** The pool itself, for code that hands CPU work over and continues there (a Reactor scheduler). */
     public static Executor executor() {

@@ -2,17 +2,20 @@ package io.cosched.internal;
 
 import io.cosched.Coroutine;
 import io.cosched.CoroutineState;
+import io.cosched.Parking;
 import io.cosched.Shield;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -36,6 +39,9 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
     private static final VarHandle STATE = VarHandles.field(MethodHandles.lookup(), "state", int.class);
     private static final VarHandle PERMIT = VarHandles.field(MethodHandles.lookup(), "permit", int.class);
 
+    /** {@link #deadlineNanos()} of a coroutine without a deadline. */
+    public static final long NO_DEADLINE = Long.MIN_VALUE;
+
     /** Fallback mode only: the coroutine running on the current virtual thread. */
     private static final ThreadLocal<CoroutineImpl<?>> CURRENT_FALLBACK = new ThreadLocal<>();
 
@@ -55,8 +61,11 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
 
     private volatile int state; // READY .. CANCELLED
     private volatile int permit; // 1 = a resume() is pending
+    private @Nullable BooleanSupplier
+            resumed; // the suspend's wait condition; the coroutine's own, made when first used
     private volatile boolean sleeping;
     private volatile @Nullable Object attachment; // what it works for, for dumps
+    private volatile long deadline = NO_DEADLINE; // see Coroutine.deadline(): read by every scope it opens
     private final CoroutineResult<T> result = new CoroutineResult<>(this);
     // Open shields and an interrupt held back by them; guarded by this. Null until the first shield:
     // most coroutines never open one.
@@ -225,20 +234,19 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
 
     /** Parks the calling coroutine (which must be this one) until {@link #resume()}. */
     public void suspendSelf() throws InterruptedException {
-        for (; ; ) {
-            if ((int) PERMIT.getAndSet(this, 0) == 1) {
-                return;
-            }
-            if (Thread.interrupted()) {
-                throw new InterruptedException("coroutine " + name() + " interrupted while suspended");
-            }
-            beginWait(false);
-            try {
-                LockSupport.park(this);
-            } finally {
-                endWait(false);
-            }
+        BooleanSupplier resumed = this.resumed;
+        if (resumed == null) {
+            resumed = this::takeResume;
+            this.resumed = resumed; // the suspending coroutine's own field: made once, at its first suspend
         }
+        if (Waits.park(resumed, null, null, false, this) == Parking.Outcome.INTERRUPTED) {
+            throw new InterruptedException("coroutine " + name() + " interrupted while suspended");
+        }
+    }
+
+    /** Takes the pending resume, if there is one. */
+    private boolean takeResume() {
+        return (int) PERMIT.getAndSet(this, 0) == 1;
     }
 
     /**
@@ -298,6 +306,27 @@ public final class CoroutineImpl<T> implements Coroutine<T>, Executor, Runnable 
     @Override
     public @Nullable Object attachment() {
         return attachment;
+    }
+
+    @Override
+    public OptionalLong deadline() {
+        long d = deadline;
+        return d == NO_DEADLINE ? OptionalLong.empty() : OptionalLong.of(d);
+    }
+
+    /** Its deadline as a nanoTime, {@link #NO_DEADLINE} when it has none: what a scope reads, with no Optional. */
+    public long deadlineNanos() {
+        return deadline;
+    }
+
+    @Override
+    public void deadline(long nanoTime) {
+        deadline = nanoTime == NO_DEADLINE ? nanoTime + 1 : nanoTime; // a nanosecond off, not "none"
+    }
+
+    @Override
+    public void clearDeadline() {
+        deadline = NO_DEADLINE;
     }
 
     @Override

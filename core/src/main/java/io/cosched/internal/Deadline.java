@@ -1,17 +1,16 @@
 package io.cosched.internal;
 
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The time limit of one blocking wait. A coroutine homed on an IOManager loop is woken at the limit
  * by a timer of that loop, so the loop's own thread resumes it; the JDK would otherwise schedule the
  * wake-up of a timed park on one of its unparker threads and hop back. Any other thread parks with
- * a timeout, as {@link LockSupport#parkNanos} does.
+ * a timeout.
  *
- * <p>Use: check the awaited condition, then {@link #passed()}, then {@link #park}; loop; and
- * {@link #cancel()} in a {@code finally}.
+ * <p>Use: hand it to {@link Waits#park}, which parks as {@link #parkNanos()} says until {@link #passed()}, and
+ * {@link #cancel()} it in a {@code finally}.
  */
 public final class Deadline {
 
@@ -58,16 +57,12 @@ public final class Deadline {
         return passed() ? 0 : Math.max(1, at - System.nanoTime());
     }
 
-    /** Parks the calling thread (the one that made this deadline) until unparked or the limit; may return spuriously. */
-    public void park(Object blocker) {
-        if (timer != null) {
-            LockSupport.park(blocker); // the loop's timer unparks us at the limit
-        } else {
-            long left = at - System.nanoTime();
-            if (left > 0) {
-                LockSupport.parkNanos(blocker, left);
-            }
-        }
+    /**
+     * How the thread that made it parks until the limit: 0 for a plain park, which the loop's timer ends at the limit,
+     * else the nanoseconds left for a timed park (at least 1: the caller looked at {@link #passed()} just before).
+     */
+    long parkNanos() {
+        return timer != null ? 0 : Math.max(1, at - System.nanoTime());
     }
 
     /** Gives the loop's timer back when the wait ended before the limit. */

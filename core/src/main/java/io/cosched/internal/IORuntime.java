@@ -69,6 +69,11 @@ public final class IORuntime extends CoroutineRuntime implements IOManager {
      * is still running, else a shared daemon one started on first use and never stopped.
      */
     public static IOManager defaultInstance() {
+        return defaultRuntime();
+    }
+
+    /** {@link #defaultInstance()} as the runtime it is. */
+    static IORuntime defaultRuntime() {
         for (IORuntime io : RUNNING_MANAGERS) { // a snapshot: the first in start order
             return io;
         }

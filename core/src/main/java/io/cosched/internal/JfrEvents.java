@@ -108,7 +108,8 @@ public final class JfrEvents {
     @Category("cosched")
     @Description(
             "A subtask of a task scope was cancelled before it ended: a sibling failed or won, the scope's deadline "
-                    + "passed, its owner was interrupted (a request that timed out or whose client left), or it was closed early")
+                    + "passed, its owner was interrupted (a request whose client left) or interrupted at its own deadline "
+                    + "(a request that timed out), or it was closed early")
     @StackTrace(false)
     static final class ForkCancelled extends Event {
         @Label("Scope")
@@ -128,10 +129,20 @@ public final class JfrEvents {
         @Description("from the subtask's start to its end; 0 when it never ran")
         @Timespan(Timespan.NANOSECONDS)
         long ranFor;
+
+        @Label("Deadline In")
+        @Description("from the subtask's end to the scope's deadline (its own timeout's or its owner's, the earlier), "
+                + "negative once passed; N/A when it had none")
+        @Timespan(Timespan.NANOSECONDS)
+        long deadlineIn;
     }
 
-    /** A subtask of scope {@code scope} ended cancelled, having run for {@code ranForNanos} (0: never ran). */
-    public static void forkCancelled(String scope, Object owner, String reason, long ranForNanos) {
+    /**
+     * A subtask of scope {@code scope} ended cancelled, having run for {@code ranForNanos} (0: never ran), {@code
+     * deadlineInNanos} before the scope's deadline ({@link Long#MIN_VALUE}: none).
+     */
+    public static void forkCancelled(
+            String scope, Object owner, String reason, long ranForNanos, long deadlineInNanos) {
         if (!AVAILABLE) {
             return;
         }
@@ -141,6 +152,7 @@ public final class JfrEvents {
             e.owner = String.valueOf(owner);
             e.reason = reason;
             e.ranFor = ranForNanos;
+            e.deadlineIn = deadlineInNanos;
             e.commit();
         }
     }

@@ -112,11 +112,9 @@ final class PoolCarrier extends Carrier {
             leaveIdle();
             return;
         }
-        try {
-            Waits.parkUntil(woken, limit, this, "idle", this);
-        } catch (InterruptedException e) {
-            // nobody interrupts a carrier on purpose: a wake-up like any other, the loop looks again
-        }
+        // An interrupt ends the park with the status cleared: nobody interrupts a carrier on purpose, so it is a
+        // wake-up like any other, and the loop looks again.
+        Waits.park(woken, limit, null, false, this);
         leaveIdle();
     }
 

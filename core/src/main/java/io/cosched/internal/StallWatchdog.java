@@ -200,6 +200,11 @@ final class StallWatchdog implements Runnable {
         return resting;
     }
 
+    /**
+     * The watchdog's own thread: a look, then a timed park to the next look, or a rest. Its parks are not
+     * {@link Waits#park}'s waits for a condition but the tick of a clock that tests drive ({@link Ticker}), on a
+     * platform thread that must not depend on the loops it watches (a stalled loop's timers would never wake it).
+     */
     @Override
     public void run() {
         if (warmUpLimitNanos > 0) {

@@ -1,18 +1,20 @@
 package io.cosched.netty;
 
-import io.cosched.internal.CoroutineImpl;
+import io.cosched.Parking;
 import io.cosched.internal.Waits;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.GenericFutureListener;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.SocketAddress;
 import java.net.SocketTimeoutException;
 import java.nio.channels.ClosedByInterruptException;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 
 /** Blocking steps on Netty channels for code in coroutines (or any thread): connect, wait for a future. */
@@ -88,20 +90,32 @@ public final class NettyBlocking {
                     + Thread.currentThread().getName() + ", which would never finish it: call it from a coroutine "
                     + "or another thread");
         }
-        Thread me = Thread.currentThread();
-        future.addListener(f -> LockSupport.unpark(me));
-        CoroutineImpl<?> co = Waits.beginWait();
-        try {
-            while (!future.isDone()) {
-                if (Thread.interrupted()) {
-                    channel.close();
-                    Thread.currentThread().interrupt();
-                    throw new ClosedByInterruptException();
-                }
-                LockSupport.park(future);
-            }
-        } finally {
-            Waits.endWait(co);
+        FutureWait done = new FutureWait(future); // the one object a wait makes, as its listener did before
+        future.addListener(done);
+        if (Waits.park(done, null, null, false, future) == Parking.Outcome.INTERRUPTED) {
+            channel.close();
+            Thread.currentThread().interrupt();
+            throw new ClosedByInterruptException();
+        }
+    }
+
+    /** Wakes the waiting thread when the future is done, and is its wait's condition. */
+    private static final class FutureWait implements GenericFutureListener<Future<Object>>, BooleanSupplier {
+        private final Thread waiter = Thread.currentThread();
+        private final Future<?> future;
+
+        FutureWait(Future<?> future) {
+            this.future = future;
+        }
+
+        @Override
+        public void operationComplete(Future<Object> f) {
+            LockSupport.unpark(waiter);
+        }
+
+        @Override
+        public boolean getAsBoolean() {
+            return future.isDone();
         }
     }
 }

@@ -1,6 +1,6 @@
 package io.cosched.netty;
 
-import io.cosched.internal.CoroutineImpl;
+import io.cosched.Parking;
 import io.cosched.internal.Deadline;
 import io.cosched.internal.Waits;
 import io.netty.buffer.ByteBuf;
@@ -16,6 +16,7 @@ import java.net.SocketTimeoutException;
 import java.nio.channels.ClosedByInterruptException;
 import java.util.ArrayDeque;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
@@ -60,6 +61,9 @@ public final class NettyInbox extends ChannelInboundHandlerAdapter {
     private volatile Channel channel;
 
     private final Runnable resumeReading = this::resumeReading;
+    // the waits' conditions, made once per inbox: a take or a wait for writability allocates nothing
+    private final BooleanSupplier readable = this::readable;
+    private final BooleanSupplier writable = this::writable;
     private boolean inputEnded; // confined to the loop: no read may be started after the input ended
 
     // guarded by this
@@ -248,46 +252,49 @@ public final class NettyInbox extends ChannelInboundHandlerAdapter {
             return msg;
         }
         checkNotOwnLoop("read");
-        Thread me = Thread.currentThread();
         Deadline limit = timeoutNanos > 0 ? Deadline.after(timeoutNanos) : null;
-        CoroutineImpl<?> co = Waits.beginWait();
+        Parking.Outcome parked;
         try {
-            for (; ; ) {
-                synchronized (this) {
-                    if (!queue.isEmpty()) {
-                        break;
-                    }
-                    if (failure != null) {
-                        throw new IOException(failure.getMessage(), failure);
-                    }
-                    if (ended) {
-                        return null;
-                    }
-                    reader = me;
-                }
-                if (Thread.interrupted()) {
-                    throw interrupted();
-                }
-                if (limit == null) {
-                    LockSupport.park(this);
-                } else if (limit.passed()) {
-                    throw new SocketTimeoutException("Read timed out");
-                } else {
-                    limit.park(this);
-                }
-            }
+            parked = Waits.park(readable, limit, null, false, this);
         } finally {
             if (limit != null) {
                 limit.cancel();
             }
-            Waits.endWait(co);
             synchronized (this) {
-                if (reader == me) {
+                if (reader == Thread.currentThread()) {
                     reader = null;
                 }
             }
         }
-        return poll(); // there is one reader: what it saw queued is still there, unless discarded (the end)
+        if (parked == Parking.Outcome.INTERRUPTED) {
+            throw interrupted();
+        }
+        if (parked == Parking.Outcome.DEADLINE_PASSED) {
+            throw new SocketTimeoutException("Read timed out");
+        }
+        msg = poll(); // there is one reader: what it saw queued is still there, unless discarded (the end)
+        if (msg == null) {
+            synchronized (this) {
+                if (failure != null) {
+                    throw new IOException(failure.getMessage(), failure);
+                }
+            }
+        }
+        return msg;
+    }
+
+    /**
+     * The reader's wait condition, under the lock the loop wakes it under: whether there is something to take, or
+     * the input ended or failed; else the calling thread becomes the reader to wake.
+     */
+    private boolean readable() {
+        synchronized (this) {
+            if (!queue.isEmpty() || failure != null || ended) {
+                return true;
+            }
+            reader = Thread.currentThread();
+            return false;
+        }
     }
 
     /**
@@ -349,29 +356,28 @@ public final class NettyInbox extends ChannelInboundHandlerAdapter {
             return;
         }
         checkNotOwnLoop("write");
-        Thread me = Thread.currentThread();
-        CoroutineImpl<?> co = Waits.beginWait();
+        Parking.Outcome parked;
         try {
-            for (; ; ) {
-                synchronized (this) {
-                    writer = me;
-                }
-                if (ch.isWritable() || !ch.isActive()) {
-                    return;
-                }
-                if (Thread.interrupted()) {
-                    throw interrupted();
-                }
-                LockSupport.park(this);
-            }
+            parked = Waits.park(writable, null, null, false, this);
         } finally {
-            Waits.endWait(co);
             synchronized (this) {
-                if (writer == me) {
+                if (writer == Thread.currentThread()) {
                     writer = null;
                 }
             }
         }
+        if (parked == Parking.Outcome.INTERRUPTED) {
+            throw interrupted();
+        }
+    }
+
+    /** The writer's wait condition: the calling thread becomes the writer to wake, then looks at the channel. */
+    private boolean writable() {
+        synchronized (this) {
+            writer = Thread.currentThread();
+        }
+        Channel ch = channel;
+        return ch.isWritable() || !ch.isActive();
     }
 
     /**
