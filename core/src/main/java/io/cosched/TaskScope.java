@@ -38,8 +38,8 @@ import org.jspecify.annotations.Nullable;
  * is busy elsewhere or a shield holds its own interrupt back. A scope opened without a timeout of its own takes the
  * owner's {@link Coroutine#deadline()} as its deadline (in a web request, the request's), arming no timer: whoever
  * set it interrupts the owner by then, which cancels the scope. Its subtasks get the scope's deadline, the earlier of
- * its own timeout and the inherited one, so a scope opened in a subtask has it too. Without an owner's deadline, the
- * scheduler's {@link ScopeHook} may give one. The hook carries the owner's context into each subtask. Each subtask's coroutine names its scope and owner in dumps;
+ * its own timeout and the inherited one, so a scope opened in a subtask has it too. The scheduler's
+ * {@link ScopeHook} carries the owner's context into each subtask. Each subtask's coroutine names its scope and owner in dumps;
  * the scheduler counts subtasks ({@link SchedulerStats#forks()}), and a cancelled one is recorded as the JFR
  * event {@code io.cosched.ForkCancelled}.
  *
@@ -234,9 +234,8 @@ public abstract sealed class TaskScope<T, R> implements AutoCloseable permits Ta
     public static final class TimeoutException extends RuntimeException {
         private static final long serialVersionUID = 1L;
 
-        TimeoutException(String scope, Duration timeout, boolean inherited) {
-            super("scope '" + scope + "' timed out after " + timeout + (inherited ? " (what its owner had left)" : "")
-                    + ": its unfinished subtasks were cancelled");
+        TimeoutException(String scope, Duration timeout) {
+            super("scope '" + scope + "' timed out after " + timeout + ": its unfinished subtasks were cancelled");
         }
     }
 
@@ -296,8 +295,8 @@ public abstract sealed class TaskScope<T, R> implements AutoCloseable permits Ta
 
     /** For the implementation, in another package: {@link TimeoutException}'s constructor is not API. */
     @Internal
-    protected static TimeoutException timedOut(String scope, Duration timeout, boolean inherited) {
-        return new TimeoutException(scope, timeout, inherited);
+    protected static TimeoutException timedOut(String scope, Duration timeout) {
+        return new TimeoutException(scope, timeout);
     }
 
     /** All must succeed; the first failure cancels the scope and is thrown. */

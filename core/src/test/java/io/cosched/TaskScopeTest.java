@@ -396,16 +396,11 @@ class TaskScopeTest {
         scope.close();
     }
 
-    /** A hook that carries a thread-local of the owner into each subtask, and gives scopes {@code left} as the owner's deadline. */
+    /** A hook that carries a thread-local of the owner into each subtask. */
     private static final ThreadLocal<String> REQUEST = new ThreadLocal<>();
 
-    private static ScopeHook requestHook(Duration left) {
+    private static ScopeHook requestHook() {
         return new ScopeHook() {
-            @Override
-            public Duration remainingTime() {
-                return left;
-            }
-
             @Override
             public Callable<Object> decorate(String scope, Callable<Object> task) {
                 String captured = REQUEST.get(); // in the owner, at fork
@@ -427,7 +422,7 @@ class TaskScopeTest {
                 .name("hooked")
                 .threads(1)
                 .stallThreshold(Duration.ZERO)
-                .scopeHook(requestHook(null))
+                .scopeHook(requestHook())
                 .build()) {
             hooked.start();
             List<String> seen = hooked.spawn(() -> {
@@ -447,45 +442,6 @@ class TaskScopeTest {
             assertThat(TestSupport.onEveryComputeThread(() -> String.valueOf(REQUEST.get())))
                     .hasSize(Runtime.getRuntime().availableProcessors())
                     .allSatisfy(t -> assertThat(t).endsWith(": null"));
-        }
-    }
-
-    @Test
-    void aScopeWithoutATimeoutTakesWhatItsOwnerHasLeft() throws Exception {
-        AtomicInteger ended = new AtomicInteger();
-        try (IOManager hooked = IOManager.builder()
-                .name("hooked")
-                .threads(1)
-                .stallThreshold(Duration.ZERO)
-                .scopeHook(requestHook(Duration.ofMillis(150)))
-                .build()) {
-            hooked.start();
-            Coroutine<Object> owner = hooked.spawn(() -> {
-                try (TaskScope<Object, Void> scope = TaskScope.open()) {
-                    scope.fork(untilCancelled(new CountDownLatch(1), ended));
-                    return scope.join();
-                }
-            });
-            assertThatThrownBy(owner::join)
-                    .cause()
-                    .isInstanceOf(TaskScope.TimeoutException.class)
-                    .hasMessage(
-                            "scope 'scope' timed out after PT0.15S (what its owner had left): its unfinished subtasks were cancelled");
-            assertThat(ended.get()).isEqualTo(1);
-            // a timeout of the scope's own wins over the owner's deadline
-            String own = hooked.spawn(() -> {
-                        try (TaskScope<Object, Void> scope =
-                                TaskScope.open(Joiner.awaitAll(), c -> c.withTimeout(Duration.ofSeconds(30)))) {
-                            scope.fork(() -> {
-                                Coroutines.sleep(Duration.ofMillis(300));
-                                return null;
-                            });
-                            scope.join();
-                            return "joined";
-                        }
-                    })
-                    .join();
-            assertThat(own).isEqualTo("joined");
         }
     }
 
@@ -614,28 +570,6 @@ class TaskScopeTest {
         assertThat(joinPastTheOwnersDeadline(c -> c.withTimeout(Duration.ofMinutes(10))))
                 .matches(
                         "1 timers while joining, joined: TaskScope\\[scope, running 0, deadline passed 360\\d{4} ms ago]");
-    }
-
-    @Test
-    void theOwnersDeadlineComesBeforeWhatTheHookSaysIsLeft() throws Exception {
-        try (IOManager hooked = IOManager.builder()
-                .name("hooked")
-                .threads(1)
-                .stallThreshold(Duration.ZERO)
-                .scopeHook(requestHook(Duration.ZERO)) // would time a scope out at once
-                .build()) {
-            hooked.start();
-            String joined = hooked.spawn(() -> {
-                        Coroutines.current().orElseThrow().deadline(System.nanoTime() + TimeUnit.HOURS.toNanos(1));
-                        try (TaskScope<Object, Void> scope = TaskScope.open()) {
-                            scope.fork(() -> "fine");
-                            scope.join();
-                            return "joined";
-                        }
-                    })
-                    .join();
-            assertThat(joined).isEqualTo("joined");
-        }
     }
 
     @Test

@@ -24,7 +24,7 @@ import org.jspecify.annotations.Nullable;
  * deadline of the coroutine it was opened in ({@link io.cosched.Coroutine#deadline()}), or of the compute-pool
  * subtask it was opened in ({@link ComputePool.Worker}): it reports it and hands it to its subtasks, but arms no timer
  * and never times itself out on it, since whoever set it interrupts the owner by then, which cancels the scope. With
- * neither, its {@link io.cosched.ScopeHook#remainingTime()} is its timeout, as if its own.
+ * neither, it has no deadline.
  */
 public final class TaskScopeImpl<T, R> extends TaskScope<T, R> {
 
@@ -36,7 +36,7 @@ public final class TaskScopeImpl<T, R> extends TaskScope<T, R> {
     private final long openedAt = System.nanoTime();
     private final @Nullable CoroutineImpl<?> ownerCoroutine; // null: the owner is a plain thread
     private final CoroutineRuntime home; // whose hook and counters serve this scope
-    private final @Nullable Duration timeout; // what it times itself out after: the config's, else the hook's; or none
+    private final @Nullable Duration timeout; // what it times itself out after: the config's, or none
     private final long inherited; // the owner's deadline (nanoTime), NO_DEADLINE: none; not the scope's to enforce
     private final long deadline; // the earlier of its timeout's and the inherited one: its subtasks'; or NO_DEADLINE
     private final Runnable onOwnerInterrupt = () -> cancel(ownerInterrupted());
@@ -58,12 +58,7 @@ public final class TaskScopeImpl<T, R> extends TaskScope<T, R> {
         // outside a coroutine: the IOManager Coroutines.go uses, where same-loop subtasks go
         this.home = ownerCoroutine != null ? ownerCoroutine.scheduler() : IORuntime.defaultRuntime();
         this.inherited = ownerCoroutine != null ? ownerCoroutine.deadlineNanos() : ComputePool.currentForkDeadline();
-        if (config.timeout() != null || inherited != NO_DEADLINE) {
-            this.timeout = config.timeout();
-        } else { // nobody set a deadline: the hook may know one (a request's, until its side sets the coroutine's)
-            Duration left = home.scopeHook().remainingTime();
-            this.timeout = left == null || !left.isNegative() ? left : Duration.ZERO;
-        }
+        this.timeout = config.timeout();
         long own = timeout == null ? NO_DEADLINE : openedAt + timeout.toNanos();
         this.deadline = own == NO_DEADLINE || (inherited != NO_DEADLINE && inherited - own < 0) ? inherited : own;
         if (ownerCoroutine != null) {
@@ -133,10 +128,7 @@ public final class TaskScopeImpl<T, R> extends TaskScope<T, R> {
             throw new InterruptedException("scope '" + config.name() + "': interrupted while joining");
         }
         if (cancelledBy == Cancel.DEADLINE) {
-            throw timedOut(
-                    config.name(),
-                    Objects.requireNonNull(timeout, "a scope cancelled by its deadline has one"),
-                    config.timeout() == null);
+            throw timedOut(config.name(), Objects.requireNonNull(timeout, "a scope cancelled by its deadline has one"));
         }
         try {
             return joiner.result();

@@ -1,6 +1,5 @@
 package io.cosched.spring.web.context;
 
-import io.cosched.Coroutines;
 import io.cosched.Internal;
 import io.cosched.ScopeHook;
 import io.micrometer.context.ContextRegistry;
@@ -8,7 +7,6 @@ import io.micrometer.context.ContextSnapshot;
 import io.micrometer.context.ContextSnapshotFactory;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
-import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.function.Supplier;
@@ -22,8 +20,8 @@ import org.springframework.util.function.SingletonSupplier;
 import org.springframework.web.server.ServerWebExchange;
 
 /**
- * What a {@link io.cosched.TaskScope} opened by a request's code gets from the request: a scope without a timeout
- * of its own ends with the request's deadline, and each subtask runs with the owner's context as it was at the
+ * What a {@link io.cosched.TaskScope} opened by a request's code gets from the request (its deadline it gets from the
+ * request's coroutine, {@link io.cosched.Coroutine#deadline()}): each subtask runs with the owner's context as it was at the
  * fork: its MDC, every thread-local registered with Micrometer's context-propagation (the current observation, so
  * trace ids follow), Spring Security's {@link SecurityContextHolder} and Spring's {@link LocaleContextHolder}, all
  * cleared again when the subtask ends. Where the owner has a current observation, each subtask is an observation of
@@ -34,14 +32,6 @@ import org.springframework.web.server.ServerWebExchange;
  */
 @Internal
 public final class RequestScopes implements ScopeHook {
-
-    /** A request's coroutine, as its task scopes see it (its coroutine's attachment). */
-    public interface Deadline {
-
-        /** What is left of the request's timeout; null when it has none or has begun to stream. */
-        @Nullable
-        Duration remainingTime();
-    }
 
     /** The observation each subtask of a request is, when the owner has one: its low-cardinality key {@code cosched.scope}. */
     public static final String OBSERVATION = "cosched.fork";
@@ -63,14 +53,6 @@ public final class RequestScopes implements ScopeHook {
                         && ThreadContexts.Accessors.carries(
                                 ContextRegistry.getInstance(),
                                 "org.springframework.security.core.context.SecurityContext"));
-    }
-
-    /** What is left of the request's timeout, when the owner is a request's coroutine that has not begun to stream. */
-    @Override
-    public @Nullable Duration remainingTime() {
-        return Coroutines.current()
-                .map(c -> c.attachment() instanceof Deadline r ? r.remainingTime() : null)
-                .orElse(null);
     }
 
     @Override

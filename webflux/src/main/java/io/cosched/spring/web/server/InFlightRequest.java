@@ -2,7 +2,6 @@ package io.cosched.spring.web.server;
 
 import io.cosched.Coroutine;
 import io.cosched.Coroutines;
-import io.cosched.TaskScope;
 import io.cosched.Timer;
 import io.cosched.spring.web.StreamClosedException.Reason;
 import io.cosched.spring.web.context.RequestScopes;
@@ -11,7 +10,6 @@ import io.cosched.spring.web.stream.StreamingSupport;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
-import java.util.Objects;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
@@ -52,8 +50,7 @@ import reactor.util.context.Context;
  * answer with a streamed response, whose producer runs in this coroutine after the outcome went to Spring. From
  * the moment it begins to stream, the deadline no longer applies; the stream's read and write timeouts and max-duration do.
  */
-final class InFlightRequest<T>
-        implements CoreSubscriber<T>, Subscription, Executor, Runnable, RequestStreams.Owner, RequestScopes.Deadline {
+final class InFlightRequest<T> implements CoreSubscriber<T>, Subscription, Executor, Runnable, RequestStreams.Owner {
 
     // outcome states towards Spring: the outcome goes out once, when both it and a request are there
     private static final int REQUESTED = 1;
@@ -201,36 +198,6 @@ final class InFlightRequest<T>
         }
     }
 
-    /**
-     * What is left of the request's timeout, for the task scopes its code opens: null when it has none or has begun
-     * to stream (the timeout no longer applies), zero or less once passed.
-     */
-    @Override
-    public @Nullable Duration remainingTime() {
-        Duration timeout = policy.timeout();
-        if (timeout == null || ((int) STATE.getVolatile(this) & STREAMING) != 0) {
-            return null;
-        }
-        return timeout.minusNanos(System.nanoTime() - admittedNanos);
-    }
-
-    /**
-     * Whether the handler failed because a task scope ran out of the request's own time: its deadline and the
-     * request's timer are the same instant, and either may fire first.
-     */
-    private boolean endedByOwnDeadline(Throwable e) {
-        Duration left = remainingTime();
-        if (left == null || left.toMillis() > 1) {
-            return false;
-        }
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof TaskScope.TimeoutException) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     private void armDeadline() {
         Duration timeout = policy.timeout();
         if (timeout != null && (state & TERMINATED) == 0) {
@@ -251,13 +218,21 @@ final class InFlightRequest<T>
         }
         cancelDeadline();
         deadline = services.io().timers().addTimer(limit, () -> expire(limit, true));
+        Coroutine<?> self = coroutine;
+        if (self != null) { // the scopes the producer opens end with the first-byte limit now
+            self.deadline(System.nanoTime() + limit.toNanos());
+        }
     }
 
     /** The coroutine: runs the handling, then hands its outcome back. */
     @Override
     public void run() {
         Coroutine<?> self = Coroutines.current().orElseThrow();
-        self.attach(this); // before any code of the request runs: its task scopes ask it for their deadline
+        self.attach(this); // a dump shows which request it serves
+        Duration timeout = policy.timeout();
+        if (timeout != null) { // before any code of the request runs: its task scopes take it, with no timer
+            self.deadline(admittedNanos + timeout.toNanos());
+        }
         coroutine = self;
         try {
             if (!interruptWanted) {
@@ -483,6 +458,10 @@ final class InFlightRequest<T>
             }
         }
         cancelDeadline();
+        Coroutine<?> self = coroutine;
+        if (self != null) {
+            self.clearDeadline(); // the scopes it opens from now on have none: nothing interrupts it at one
+        }
         return true;
     }
 
@@ -582,11 +561,6 @@ final class InFlightRequest<T>
     private void deliver() {
         Throwable e = error;
         if (e != null) {
-            if (endedByOwnDeadline(e)) {
-                // a task scope's deadline was the request's and came first: answered as the timeout, 503
-                expire(Objects.requireNonNull(policy.timeout(), "a request's own deadline needs a timeout"), false);
-                return;
-            }
             if (terminate()) {
                 // a streamed body's failure as Spring's own for a @RequestBody (413, 400, 408), before Spring looks for
                 // the application's exception handlers: its @ControllerAdvice (problem details) renders it as it

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cosched.Coroutines;
 import io.cosched.IOManager;
+import io.cosched.TaskScope;
+import io.cosched.TaskScope.Subtask;
 import io.cosched.spring.web.CoschedWebStats;
-import io.cosched.spring.web.context.RequestScopes;
 import io.cosched.spring.web.stream.StreamLimits;
-import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -223,28 +223,36 @@ class InFlightRequestTest {
     }
 
     @Test
-    void aTaskScopeOfTheHandlerGetsWhatIsLeftOfTheRequestsTimeout() throws Exception {
+    void aTaskScopeOfTheHandlerTakesTheRequestsDeadlineWithNoTimerOfItsOwn() throws Exception {
         CoroutineRequests requests = requests(Duration.ofSeconds(30), null, true);
-        RequestScopes scopes = new RequestScopes(() -> ObservationRegistry.NOOP);
-        Outcome<Duration> outcome = subscribe(
+        Outcome<String> outcome = subscribe(
                 requests,
                 executor -> Mono.fromCallable(() -> {
                     Coroutines.sleep(Duration.ofMillis(50));
-                    return scopes.remainingTime();
+                    long timers = io.stats().timersPending(); // the request's own deadline
+                    try (TaskScope<Long, Void> scope = TaskScope.open()) {
+                        // a subtask's coroutine gets the scope's deadline: the request's
+                        Subtask<Long> left = scope.fork(() ->
+                                Coroutines.current().orElseThrow().deadline().orElseThrow() - System.nanoTime());
+                        long during = io.stats().timersPending();
+                        scope.join();
+                        return Duration.ofNanos(left.get()) + " " + (during - timers);
+                    }
                 }));
         outcome.subscription().request(1);
-        String left = outcome.next();
-        assertThat(left).startsWith("next PT");
-        Duration remaining = Duration.parse(left.substring("next ".length()));
+        String answer = outcome.next();
+        assertThat(answer).startsWith("next PT").endsWith(" 0"); // no timer of the scope's own
+        Duration remaining = Duration.parse(answer.substring("next ".length(), answer.indexOf(' ', 5)));
         assertThat(remaining).isLessThanOrEqualTo(Duration.ofMillis(29_950)).isGreaterThan(Duration.ofSeconds(20));
-        assertThat(scopes.remainingTime()).as("outside any request").isNull();
-        // a request without a timeout gives its scopes none
+        // a request without a timeout gives its coroutine, so its scopes, none
         CoroutineRequests unlimited =
                 new CoroutineRequests(io, null, AdmissionControl.fixed(null), true, false, StreamLimits.DEFAULT);
-        Outcome<String> none =
-                subscribe(unlimited, executor -> Mono.fromCallable(() -> String.valueOf(scopes.remainingTime())));
+        Outcome<String> none = subscribe(
+                unlimited,
+                executor -> Mono.fromCallable(() -> String.valueOf(
+                        Coroutines.current().orElseThrow().deadline().isPresent())));
         none.subscription().request(1);
-        assertThat(none.next()).isEqualTo("next null");
+        assertThat(none.next()).isEqualTo("next false");
     }
 
     @Test
