@@ -39,7 +39,8 @@ final class PullSubscriber<T> implements CoreSubscriber<T> {
     private volatile boolean done;
     private @Nullable Throwable failure; // written before done
     private volatile boolean closed;
-    private final BooleanSupplier nothingYet = () -> queue.isEmpty() && !done;
+    // what ends a wait: something to take, the end, or the request ending (its streams' reads throw then)
+    private final BooleanSupplier arrived = () -> !queue.isEmpty() || done || requestEnding();
     private boolean subscribed; // reader only
     private int taken; // reader only: taken since the last request
 
@@ -74,50 +75,39 @@ final class PullSubscriber<T> implements CoreSubscriber<T> {
         if (!subscribed) {
             open();
         }
-        boolean waited = false; // a wait for the client begins at the first park, not on every read
-        try {
-            for (; ; ) {
-                boolean interrupted = Thread.interrupted();
-                if (interrupted || request.endedBy() != null) {
-                    close();
-                    throw request.closed(what); // which keeps an interrupt of unknown cause for the caller
-                }
-                T t = queue.poll();
-                if (t != null) {
-                    if (++taken == replenish) {
-                        taken = 0;
-                        Subscription s = upstream;
-                        if (s != null) {
-                            s.request(replenish);
-                        }
-                    }
-                    return t;
-                }
-                if (done) {
-                    if (!queue.isEmpty()) {
-                        continue; // arrived before the end was signalled
-                    }
-                    Throwable f = failure;
-                    if (f != null) {
-                        throw new BodyReadException(what + " failed: " + f, f);
-                    }
-                    return null;
-                }
-                if (!waited) {
-                    waited = true;
-                    waiting.begin();
-                }
-                if (!waiting.park(this, nothingYet)) {
-                    close();
-                    throw new StreamClosedException(
-                            Reason.IDLE_TIMEOUT,
-                            what + ": the client sent nothing for longer than "
-                                    + request.limits().readTimeout() + " (cosched.web.stream.read-timeout)");
-                }
+        for (; ; ) {
+            boolean interrupted = Thread.interrupted();
+            if (interrupted || request.endedBy() != null) {
+                close();
+                throw request.closed(what); // which keeps an interrupt of unknown cause for the caller
             }
-        } finally {
-            if (waited) {
-                waiting.end();
+            T t = queue.poll();
+            if (t != null) {
+                if (++taken == replenish) {
+                    taken = 0;
+                    Subscription s = upstream;
+                    if (s != null) {
+                        s.request(replenish);
+                    }
+                }
+                return t;
+            }
+            if (done) {
+                if (!queue.isEmpty()) {
+                    continue; // arrived before the end was signalled
+                }
+                Throwable f = failure;
+                if (f != null) {
+                    throw new BodyReadException(what + " failed: " + f, f);
+                }
+                return null;
+            }
+            if (!waiting.park(this, arrived)) {
+                close();
+                throw new StreamClosedException(
+                        Reason.IDLE_TIMEOUT,
+                        what + ": the client sent nothing for longer than "
+                                + request.limits().readTimeout() + " (cosched.web.stream.read-timeout)");
             }
         }
     }
@@ -212,5 +202,9 @@ final class PullSubscriber<T> implements CoreSubscriber<T> {
     public void onComplete() {
         done = true;
         wake();
+    }
+
+    private boolean requestEnding() {
+        return request.endedBy() != null;
     }
 }

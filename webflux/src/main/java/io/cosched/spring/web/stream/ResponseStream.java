@@ -65,8 +65,9 @@ final class ResponseStream<T> implements Publisher<T>, Subscription, EventStream
     private final AtomicBoolean told = new AtomicBoolean(); // the request was told of the shutdown
     private @Nullable Throwable early; // guarded by this: a failure before the subscriber was ready
     private boolean begun; // producer only: passed beginStream
-    private final BooleanSupplier noDemand = () -> !cancelled && !(ready && requested.get() > 0);
-    private final BooleanSupplier notSubscribed = () -> !cancelled && !ready;
+    // what ends a wait for demand: demand, the subscriber gone, or the request ending (a send throws then)
+    private final BooleanSupplier demanded = () -> cancelled || (ready && requested.get() > 0) || requestEnding();
+    private final BooleanSupplier subscribed = () -> cancelled || ready;
 
     /**
      * @param progress        the connection's bytes still to be written, or null: how the write timeout tells a client
@@ -297,33 +298,22 @@ final class ResponseStream<T> implements Publisher<T>, Subscription, EventStream
      * request is ending, the coroutine was interrupted, or the client took nothing for the write timeout.
      */
     private void awaitDemand() throws IOException {
-        boolean waited = false; // a wait for the client begins at the first park, not on every send
-        try {
-            for (; ; ) {
-                boolean interrupted = Thread.interrupted();
-                if (cancelled || interrupted || request.endedBy() != null) {
-                    throw cancelled && request.endedBy() == null
-                            ? new StreamClosedException(
-                                    Reason.CLIENT_GONE, "send: " + StreamRequest.message(Reason.CLIENT_GONE))
-                            : request.closed("send");
-                }
-                if (ready && requested.get() > 0) {
-                    return;
-                }
-                if (!waited) {
-                    waited = true;
-                    waiting.begin();
-                }
-                if (!waiting.park(this, noDemand)) {
-                    throw new StreamClosedException(
-                            Reason.IDLE_TIMEOUT,
-                            "send: the client took nothing for longer than "
-                                    + request.limits().writeTimeout() + " (cosched.web.stream.write-timeout)");
-                }
+        for (; ; ) {
+            boolean interrupted = Thread.interrupted();
+            if (cancelled || interrupted || request.endedBy() != null) {
+                throw cancelled && request.endedBy() == null
+                        ? new StreamClosedException(
+                                Reason.CLIENT_GONE, "send: " + StreamRequest.message(Reason.CLIENT_GONE))
+                        : request.closed("send");
             }
-        } finally {
-            if (waited) {
-                waiting.end();
+            if (ready && requested.get() > 0) {
+                return;
+            }
+            if (!waiting.park(this, demanded)) {
+                throw new StreamClosedException(
+                        Reason.IDLE_TIMEOUT,
+                        "send: the client took nothing for longer than "
+                                + request.limits().writeTimeout() + " (cosched.web.stream.write-timeout)");
             }
         }
     }
@@ -336,7 +326,7 @@ final class ResponseStream<T> implements Publisher<T>, Subscription, EventStream
     private boolean awaitSubscriber() {
         boolean interrupted = false;
         while (!ready && !cancelled) {
-            waiting.parkUntimed(this, notSubscribed);
+            waiting.parkUntimed(this, subscribed);
             interrupted |= Thread.interrupted();
         }
         if (interrupted) {
@@ -347,5 +337,9 @@ final class ResponseStream<T> implements Publisher<T>, Subscription, EventStream
 
     private void wake() {
         waiting.wake();
+    }
+
+    private boolean requestEnding() {
+        return request.endedBy() != null;
     }
 }
