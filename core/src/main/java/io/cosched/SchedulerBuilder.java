@@ -72,7 +72,7 @@ abstract sealed class SchedulerBuilder<B extends SchedulerBuilder<B>> permits IO
      * never by the time since start: at the threshold its stuck code is loading or initialising classes, the JVM loaded
      * ten classes or more while it was watched, or the JIT compiled for a tenth of that time (code not compiled yet). If it ends within this limit it is logged as
      * one INFO line without the stack and counted in {@link SchedulerStats#warmUpStalls()} rather than {@link
-     * SchedulerStats#stalls()}; still stuck at the limit it is a stall, logged then with its stack. Its work moves at
+     * SchedulerStats#stalls()}; still stuck at the warm-up limit it is a stall, logged then with its stack. Its work moves at
      * the threshold either way. Default 1 s; {@link Duration#ZERO}: no stall is warm-up.
      */
     public B stallWarmUpLimit(Duration limit) {

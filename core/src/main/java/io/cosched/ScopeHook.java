@@ -17,8 +17,8 @@ public interface ScopeHook {
     ScopeHook NONE = new ScopeHook() {};
 
     /**
-     * The subtask as its fork should run it: called by the owner at each {@link TaskScope#fork}, so it can capture
-     * the owner's context there and set it around {@code task} in the fork (and clear it after). What
+     * The subtask as it should run: called by the owner at each {@link TaskScope#fork}, so it can capture
+     * the owner's context there and set it around {@code task} in the subtask (and clear it after). What
      * {@code task} throws must come out of the returned callable unchanged: it is the subtask's outcome.
      *
      * @param scope the scope's name ({@link TaskScope.Config#name()})

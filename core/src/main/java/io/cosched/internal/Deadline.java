@@ -4,7 +4,7 @@ import java.util.concurrent.RejectedExecutionException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The time limit of one blocking wait. A coroutine homed on an IOManager loop is woken at the limit
+ * The time limit of one blocking wait. A coroutine homed on an IOManager loop is woken at the deadline
  * by a timer of that loop, so the loop's own thread resumes it; the JDK would otherwise schedule the
  * wake-up of a timed park on one of its unparker threads and hop back. Any other thread parks with
  * a timeout.
@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class Deadline {
 
-    private final long at; // System.nanoTime() at the limit
+    private final long at; // System.nanoTime() at the deadline
     private final @Nullable TimerImpl timer; // the loop's wake-up timer, or null
 
     private Deadline(long at, @Nullable TimerImpl timer) {
@@ -22,7 +22,7 @@ public final class Deadline {
         this.timer = timer;
     }
 
-    /** A limit {@code nanos} from now for the calling thread ({@code nanos <= 0}: passed already). */
+    /** A deadline {@code nanos} from now for the calling thread ({@code nanos <= 0}: passed already). */
     public static Deadline after(long nanos) {
         return after(nanos, nanos <= 0 ? null : CoroutineImpl.current());
     }
@@ -47,7 +47,7 @@ public final class Deadline {
         return null;
     }
 
-    /** Whether the limit has been reached. */
+    /** Whether the deadline has passed. */
     public boolean passed() {
         return timer != null ? timer.hasFired() : System.nanoTime() - at >= 0;
     }
@@ -58,14 +58,14 @@ public final class Deadline {
     }
 
     /**
-     * How the thread that made it parks until the limit: 0 for a plain park, which the loop's timer ends at the limit,
+     * How the thread that made it parks until the deadline: 0 for a plain park, which the loop's timer ends at the deadline,
      * else the nanoseconds left for a timed park (at least 1: the caller looked at {@link #passed()} just before).
      */
     long parkNanos() {
         return timer != null ? 0 : Math.max(1, at - System.nanoTime());
     }
 
-    /** Gives the loop's timer back when the wait ended before the limit. */
+    /** Gives the loop's timer back when the wait ended before the deadline. */
     public void cancel() {
         if (timer != null) {
             timer.cancel();

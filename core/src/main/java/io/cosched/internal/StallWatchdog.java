@@ -38,7 +38,7 @@ import org.jspecify.annotations.Nullable;
  * loading or initialising classes, the JVM loaded ten classes or more while it was watched (it may wait for another
  * thread's class initialisation), or the JIT spent at least a tenth of the time watched compiling (the stuck code
  * is likely one it has not compiled yet). Such a stall is judged when it ends: within the warm-up limit it was a
- * warm-up stall (one INFO line without the stack, counted in {@link #warmUpStalls()}); still stuck at the limit it
+ * warm-up stall (one INFO line without the stack, counted in {@link #warmUpStalls()}); still stuck at the warm-up limit it
  * is a stall like any other, reported then with its stack. Its work moves at the threshold either way.
  */
 final class StallWatchdog implements Runnable {
@@ -83,7 +83,7 @@ final class StallWatchdog implements Runnable {
     // times, the JIT's compiling time and the JVM's loaded classes stood when it became one, whether this episode was
     // counted as
     // starvation, when a stall began, and for a stall that looked like warm-up at the threshold, what it
-    // looked like and how it was found (reported when it ends or reaches the limit).
+    // looked like and how it was found (reported when it ends or reaches the warm-up limit).
     private final long[] seen;
     private final long[] seenAt;
     private final boolean[] pinged;
@@ -297,7 +297,7 @@ final class StallWatchdog implements Runnable {
                 Found w = warmingUp[i];
                 if (w != null) {
                     if (now - stuckSince[i] >= warmUpLimitNanos) {
-                        warmingUp[i] = null; // stuck past the limit: no warm-up does that
+                        warmingUp[i] = null; // stuck past the warm-up limit: no warm-up does that
                         stalls.increment();
                         Object task = c.currentTask(); // its stack now, unless it left its task (then the one seen)
                         reportStall(c, task == null ? w : w.withStack(stackOf(task, c)), now - stuckSince[i], true);
@@ -426,7 +426,7 @@ final class StallWatchdog implements Runnable {
         c.stalled = true;
         Found found = new Found(what, v, c.spillQueued(), stack, warmUp);
         if (judgedLater) {
-            warmingUp[i] = found; // one line when it ends, or its stack at the limit
+            warmingUp[i] = found; // one line when it ends, or its stack at the warm-up limit
         } else {
             reportStall(c, found, now - since, false);
         }
@@ -528,7 +528,7 @@ final class StallWatchdog implements Runnable {
         LOG.log(System.Logger.Level.WARNING, sb.toString());
     }
 
-    /** A warm-up stall, now that it ended within the limit: counted, its JFR event, and one INFO line. */
+    /** A warm-up stall, now that it ended within the warm-up limit: counted, its JFR event, and one INFO line. */
     private void reportWarmUp(Carrier c, Found f, long stuckNanos) {
         warmUpStalls.increment();
         recordStall(c, f, stuckNanos, true);

@@ -35,7 +35,7 @@ public final class TaskScopeImpl<T, R> extends TaskScope<T, R> {
     private final Thread owner = Thread.currentThread();
     private final long openedAt = System.nanoTime();
     private final @Nullable CoroutineImpl<?> ownerCoroutine; // null: the owner is a plain thread
-    private final CoroutineRuntime home; // whose hook and counters serve this scope
+    private final CoroutineRuntime scheduler; // the owner's: whose hook and counters serve this scope
     private final @Nullable Duration timeout; // what it times itself out after: the config's, or none
     private final long inherited; // the owner's deadline (nanoTime), NO_DEADLINE: none; not the scope's to enforce
     private final long deadline; // the earlier of its timeout's and the inherited one: its subtasks'; or NO_DEADLINE
@@ -56,7 +56,7 @@ public final class TaskScopeImpl<T, R> extends TaskScope<T, R> {
         this.config = config;
         this.ownerCoroutine = CoroutineImpl.currentContext();
         // outside a coroutine: the IOManager Coroutines.go uses, where same-loop subtasks go
-        this.home = ownerCoroutine != null ? ownerCoroutine.scheduler() : IORuntime.defaultRuntime();
+        this.scheduler = ownerCoroutine != null ? ownerCoroutine.scheduler() : IORuntime.defaultRuntime();
         this.inherited = ownerCoroutine != null ? ownerCoroutine.deadlineNanos() : ComputePool.currentForkDeadline();
         this.timeout = config.timeout();
         long own = timeout == null ? NO_DEADLINE : openedAt + timeout.toNanos();
@@ -80,7 +80,7 @@ public final class TaskScopeImpl<T, R> extends TaskScope<T, R> {
             throw new IllegalStateException("scope '" + config.name() + "': fork after " + (closed ? "close" : "join"));
         }
         @SuppressWarnings("unchecked")
-        Callable<Object> body = home.scopeHook().decorate(config.name(), (Callable<Object>) task);
+        Callable<Object> body = scheduler.scopeHook().decorate(config.name(), (Callable<Object>) task);
         Fork<U> f = new Fork<>(body);
         forks.add(f);
         if (joiner.onFork(f)) {
@@ -91,7 +91,7 @@ public final class TaskScopeImpl<T, R> extends TaskScope<T, R> {
         }
         awaitFreeSlot();
         running.incrementAndGet();
-        home.forkStarted();
+        scheduler.forkStarted();
         try {
             start(f, placement);
         } catch (RuntimeException notStarted) { // the scheduler is stopping
@@ -205,7 +205,7 @@ public final class TaskScopeImpl<T, R> extends TaskScope<T, R> {
     private void completed(Fork<? extends T> f) {
         Cancel cancel = cancelledBy;
         boolean cancelledOne = f.state == Subtask.State.UNAVAILABLE || f.failedAfterCancel;
-        home.forkEnded(f.state == Subtask.State.FAILED, cancelledOne);
+        scheduler.forkEnded(f.state == Subtask.State.FAILED, cancelledOne);
         if (cancelledOne && cancel != null) {
             long now = System.nanoTime();
             JfrEvents.forkCancelled(

@@ -235,11 +235,11 @@ public final class NettyInbox extends ChannelInboundHandlerAdapter {
     // ---- the reader's side -------------------------------------------------------------------------
 
     /**
-     * The next message, waiting for one up to {@code timeoutNanos} ({@code <= 0}: no limit).
+     * The next message, waiting for one up to {@code timeoutNanos} ({@code <= 0}: no timeout).
      *
      * @return the message, or {@code null} at the end of the input (the peer closed or shut down its
      *         output, or the inbox was discarded) once everything before it has been taken
-     * @throws SocketTimeoutException when the limit passes first ("Read timed out"); the channel stays usable
+     * @throws SocketTimeoutException when the timeout passes first ("Read timed out"); the channel stays usable
      * @throws ClosedByInterruptException when the reader is interrupted; the channel is then closed and
      *         the interrupt status stays set, as for an interruptible JDK channel ({@link InterruptedIOException}
      *         with the channel left open, for an inbox made not to close on an interrupt)
@@ -427,7 +427,7 @@ public final class NettyInbox extends ChannelInboundHandlerAdapter {
      * on the caller, when that message is queued already), and the inbox is open for the next reader. If
      * the input ends first, {@code drained} never runs. For a reader that gives up on a reply but would
      * keep the connection: an HTTP client whose caller was interrupted drains the rest of the response
-     * and pools the connection.
+     * and puts the connection back in its connection pool.
      */
     public void drain(Predicate<Object> last, Runnable drained) {
         boolean found = false;
