@@ -46,9 +46,16 @@ import reactor.util.context.Context;
  * while it waits (it cancels the handling). Whichever way, the slot is held until the coroutine's
  * code has returned, so that {@code inFlight} never undercounts what runs.
  *
+ * <p>The deadline is one instant, kept by one timer, and set on the coroutine as its {@link Coroutine#deadline()}
+ * before the request's code runs: the task scopes that code opens take it from there, with no timer of their own.
+ *
  * <p>A request may stream ({@link RequestStreams}, made when first asked for): read its body as it arrives, or
  * answer with a streamed response, whose producer runs in this coroutine after the outcome went to Spring. From
- * the moment it begins to stream, the deadline no longer applies; the stream's read and write timeouts and max-duration do.
+ * the moment it begins to stream, the deadline no longer applies; the stream's read and write timeouts and
+ * max-duration do. What the streams keep is theirs; this keeps the states the deadline and the stream race on.
+ *
+ * <p>One object per request on purpose: it is Spring's subscription, the handling's subscriber, the coroutine's
+ * task and its executor, so a request costs one allocation of the request path's own.
  */
 final class InFlightRequest<T> implements CoreSubscriber<T>, Subscription, Executor, Runnable, RequestStreams.Owner {
 
