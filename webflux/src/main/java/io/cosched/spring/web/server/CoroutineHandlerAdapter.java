@@ -24,10 +24,10 @@ final class CoroutineHandlerAdapter extends RequestMappingHandlerAdapter {
     @Override
     public Mono<HandlerResult> handle(ServerWebExchange exchange, Object handler) {
         if (handler instanceof HandlerMethod method && requests.selector().test(method)) {
-            return requests.serve(
-                    exchange,
-                    request -> super.handle(new CoroutineExchange(exchange, request), handler)
-                            .map(result -> StreamingSupport.bind(result, exchange)));
+            return requests.serve(exchange, request -> {
+                CoroutineExchange ours = new CoroutineExchange(exchange, request);
+                return super.handle(ours, handler).map(result -> StreamingSupport.bind(result, ours));
+            });
         }
         return super.handle(exchange, handler);
     }

@@ -9,6 +9,7 @@ import io.cosched.spring.web.CoschedWebStats;
 import io.cosched.spring.web.context.ContextRestorer;
 import io.cosched.spring.web.netty.ServerChannels;
 import io.cosched.spring.web.stream.OpenStreams;
+import io.cosched.spring.web.stream.RequestStreams;
 import io.cosched.spring.web.stream.StreamLimits;
 import io.cosched.spring.web.stream.StreamingSupport;
 import io.netty.channel.Channel;
@@ -212,6 +213,7 @@ public final class CoroutineRequests implements CoroutineHandlers.Runner {
         return serve(
                 exchange,
                 request -> Mono.defer(() -> {
+                    RequestStreams.register(exchange, request); // for a streamed body it may answer with
                     try {
                         return handler.call();
                     } catch (Exception e) {

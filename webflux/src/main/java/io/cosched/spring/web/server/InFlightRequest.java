@@ -126,7 +126,6 @@ final class InFlightRequest<T> implements CoreSubscriber<T>, Subscription, Execu
      * Admits the request and starts its coroutine, queues it, or sheds it; called once, by the subscribing thread.
      */
     void start() {
-        RequestStreams.register(exchange, this);
         actual.onSubscribe(this);
         admittedNanos = System.nanoTime();
         Admission admission = services.admission();

@@ -16,10 +16,11 @@ import org.springframework.web.server.ServerWebExchange;
  * stream's max-duration, from the moment the handler opens one until the request's code has returned. Made by its
  * {@link Owner} (the request path's request) when first asked for: most requests stream nothing.
  *
- * <p>How a stream finds its request: the owner is registered on the exchange as the request starts
- * ({@link #register}); what has only the request the handler sees (a body reader) finds it through that request,
- * which is a {@link BodySource}. A handler that runs as no coroutine request finds none, and its streams are
- * detached ({@link StreamRequest#detached}).
+ * <p>How a stream finds its request: through the request a coroutine handler sees, which is a {@link BodySource}
+ * (no work for a request that streams nothing: most requests). Where Spring hands over its own exchange instead, the
+ * owner is registered on it ({@link #register}): by a functional handler's request as it starts, and by a streamed
+ * answer as it is bound, for the result handler that writes it. A handler that runs as no coroutine request finds
+ * none, and its streams are detached ({@link StreamRequest#detached}).
  *
  * <p>Wiring between webflux's packages, not an API.
  */
@@ -88,13 +89,20 @@ public final class RequestStreams implements StreamRequest {
         this.open = open;
     }
 
-    /** Makes {@code owner} the request whose streams those of {@code exchange} are; once, as the request starts. */
+    /**
+     * Makes {@code owner} the request whose streams those of {@code exchange} are, for a handler that gets Spring's
+     * exchange rather than the request's (a functional one): as its request starts.
+     */
     public static void register(ServerWebExchange exchange, Owner owner) {
         exchange.getAttributes().put(ATTRIBUTE, owner);
     }
 
     /** The streams of {@code exchange}'s coroutine request, or null when its handler runs as none. */
     static @Nullable RequestStreams of(ServerWebExchange exchange) {
+        RequestStreams seen = of(exchange.getRequest());
+        if (seen != null) {
+            return seen;
+        }
         Owner owner = exchange.getAttribute(ATTRIBUTE);
         return owner == null ? null : owner.streams();
     }
@@ -156,9 +164,13 @@ public final class RequestStreams implements StreamRequest {
 
     // ---- the stream package's side
 
-    /** The handler answered with {@code s}, to produce once the outcome has gone to Spring. */
-    void respondWith(ResponseStream<?> s) {
+    /**
+     * The handler answered with {@code s}, to produce once the outcome has gone to Spring; the owner is registered on
+     * {@code exchange} (whose attributes are Spring's exchange's), where the result handler looks for it.
+     */
+    void respondWith(ResponseStream<?> s, ServerWebExchange exchange) {
         response = s;
+        register(exchange, owner);
         open.add(s);
     }
 

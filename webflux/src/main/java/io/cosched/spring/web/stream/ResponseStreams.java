@@ -41,7 +41,7 @@ final class ResponseStreams {
         Object body = streamBody(result.getReturnValue());
         RequestStreams request = body == null ? null : RequestStreams.of(exchange);
         if (body != null && request != null) {
-            request.respondWith(create(body, request, exchange));
+            request.respondWith(create(body, request, exchange), exchange);
         }
         return result;
     }

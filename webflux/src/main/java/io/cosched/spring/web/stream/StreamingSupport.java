@@ -122,7 +122,8 @@ public final class StreamingSupport {
 
     /**
      * Binds an annotated handler's streamed answer to its coroutine request, to be produced in the request's coroutine
-     * once the outcome has gone to Spring; any other result passes. Called in the coroutine, with the handler's result.
+     * once the outcome has gone to Spring; any other result passes. Called in the coroutine, with the handler's result
+     * and the exchange it was handed (the request's, whose request leads to its streams).
      */
     public static HandlerResult bind(HandlerResult result, ServerWebExchange exchange) {
         return ResponseStreams.bind(result, exchange);
@@ -139,7 +140,7 @@ public final class StreamingSupport {
             return detached(streamedAnswer, exchange, producers, limits);
         }
         ResponseStream<?> stream = ResponseStreams.create(streamedAnswer, request, exchange);
-        request.respondWith(stream);
+        request.respondWith(stream, exchange);
         return stream;
     }
 
