@@ -100,6 +100,7 @@ bench_runs() {
     reactive:jdbc | reactive:downstream-jdk-200) return 1 ;;
     # three downstream calls at once: each stack's own way to fork and join (TaskScope, CompletableFuture, Mono.zip)
     cosched:fanout | cosched-fallback:fanout | virtual-threads:fanout | reactive:fanout | mvc-virtual-threads:fanout) ;;
+    cosched-baseline:fanout) ;; # this build against another (BENCH_BASELINE_APP): the fan-out is TaskScope's hot path
     virtual-threads-sts:fanout) ;; # the fan-out with the JDK's preview StructuredTaskScope; nothing else differs
     virtual-threads-sts:*) return 1 ;;
     *:fanout) return 1 ;;
