@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * The park loop of cosched's waits ({@code io.cosched.internal.Waits.park}) for cosched's other modules, which do
  * not see {@code io.cosched.internal} on the module path: park the calling thread until a condition holds, the
- * thread is interrupted (or, shielded, until the condition alone), or an idle limit passes. A coroutine parks and
+ * thread is interrupted, or an idle limit passes. A coroutine parks and
  * frees its carrier, and counts as waiting in the fallback-mode stats while it does; a platform thread blocks.
  *
  * <p>The condition is evaluated in the parked thread before each park: it should be cheap and allocate nothing
@@ -74,14 +74,5 @@ public final class Parking {
      */
     public static Outcome park(BooleanSupplier ready, @Nullable IdleLimit idle, Object blocker) {
         return Waits.park(ready, null, (IdleWatch) idle, false, blocker);
-    }
-
-    /**
-     * {@link #park} that an interrupt does not end: an interrupt that arrives is remembered and the interrupt status
-     * set again on return, for waits that must end before the caller may act on it (a scope waiting for its subtasks
-     * to end). Never returns {@link Outcome#INTERRUPTED}.
-     */
-    public static Outcome parkShielded(BooleanSupplier ready, @Nullable IdleLimit idle, Object blocker) {
-        return Waits.park(ready, null, (IdleWatch) idle, true, blocker);
     }
 }

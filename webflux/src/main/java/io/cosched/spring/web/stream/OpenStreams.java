@@ -41,7 +41,7 @@ public final class OpenStreams {
         open.remove(stream);
     }
 
-    public int size() {
+    int size() {
         return open.size();
     }
 

@@ -40,7 +40,7 @@ final class PullSubscriber<T> implements CoreSubscriber<T> {
     private @Nullable Throwable failure; // written before done
     private volatile boolean closed;
     // what ends a wait: something to take, the end, or the request ending (its streams' reads throw then)
-    private final BooleanSupplier arrived = () -> !queue.isEmpty() || done || requestEnding();
+    private final BooleanSupplier arrived;
     private boolean subscribed; // reader only
     private int taken; // reader only: taken since the last request
 
@@ -57,6 +57,7 @@ final class PullSubscriber<T> implements CoreSubscriber<T> {
         this.replenish = Math.max(1, prefetch - (prefetch >> 2));
         this.what = what;
         this.waiting = new StreamWaiter(request, request.limits().readNanos(), null);
+        this.arrived = () -> !queue.isEmpty() || done || request.endedBy() != null;
     }
 
     /**
@@ -202,9 +203,5 @@ final class PullSubscriber<T> implements CoreSubscriber<T> {
     public void onComplete() {
         done = true;
         wake();
-    }
-
-    private boolean requestEnding() {
-        return request.endedBy() != null;
     }
 }

@@ -164,14 +164,18 @@ public final class RequestStreams implements StreamRequest {
 
     // ---- the stream package's side
 
-    /**
-     * The handler answered with {@code s}, to produce once the outcome has gone to Spring; the owner is registered on
-     * {@code exchange} (whose attributes are Spring's exchange's), where the result handler looks for it.
-     */
-    void respondWith(ResponseStream<?> s, ServerWebExchange exchange) {
+    /** The handler answered with {@code s}, to produce once the outcome has gone to Spring. */
+    void respondWith(ResponseStream<?> s) {
         response = s;
-        register(exchange, owner);
         open.add(s);
+    }
+
+    /**
+     * Registers this request on {@code exchange} (whose attributes are Spring's exchange's), where the result handler
+     * that writes an annotated handler's streamed answer looks for it.
+     */
+    void registerOn(ServerWebExchange exchange) {
+        register(exchange, owner);
     }
 
     /** The streamed response, when it is the one made for {@code body}. */

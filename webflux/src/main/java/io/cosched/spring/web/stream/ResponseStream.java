@@ -66,7 +66,7 @@ final class ResponseStream<T> implements Publisher<T>, Subscription, EventStream
     private @Nullable Throwable early; // guarded by this: a failure before the subscriber was ready
     private boolean begun; // producer only: passed beginStream
     // what ends a wait for demand: demand, the subscriber gone, or the request ending (a send throws then)
-    private final BooleanSupplier demanded = () -> cancelled || (ready && requested.get() > 0) || requestEnding();
+    private final BooleanSupplier demanded;
     private final BooleanSupplier subscribed = () -> cancelled || ready;
 
     /**
@@ -89,6 +89,7 @@ final class ResponseStream<T> implements Publisher<T>, Subscription, EventStream
         this.abort = abort;
         this.writtenAsEvents = writtenAsEvents;
         this.waiting = new StreamWaiter(request, request.limits().writeNanos(), progress);
+        this.demanded = () -> cancelled || (ready && requested.get() > 0) || request.endedBy() != null;
     }
 
     Object body() {
@@ -337,9 +338,5 @@ final class ResponseStream<T> implements Publisher<T>, Subscription, EventStream
 
     private void wake() {
         waiting.wake();
-    }
-
-    private boolean requestEnding() {
-        return request.endedBy() != null;
     }
 }

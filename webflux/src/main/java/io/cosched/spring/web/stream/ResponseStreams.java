@@ -41,7 +41,8 @@ final class ResponseStreams {
         Object body = streamBody(result.getReturnValue());
         RequestStreams request = body == null ? null : RequestStreams.of(exchange);
         if (body != null && request != null) {
-            request.respondWith(create(body, request, exchange), exchange);
+            request.respondWith(create(body, request, exchange));
+            request.registerOn(exchange);
         }
         return result;
     }

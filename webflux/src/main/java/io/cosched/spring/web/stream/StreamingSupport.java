@@ -140,7 +140,7 @@ public final class StreamingSupport {
             return detached(streamedAnswer, exchange, producers, limits);
         }
         ResponseStream<?> stream = ResponseStreams.create(streamedAnswer, request, exchange);
-        request.respondWith(stream, exchange);
+        request.respondWith(stream); // registered on the exchange as the functional request started
         return stream;
     }
 
